@@ -1,0 +1,514 @@
+//! Assembling and running a pipeline: the bus, its topics, the stages, shutdown, and the funnel report.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::bus::embedded::EmbeddedBus;
+use crate::bus::kafka::{KafkaBus, KafkaSettings};
+use crate::bus::{Bus, BusError, Consumer, OutMessage, Producer, TopicSpec};
+use crate::config::{BusKind, ConfigError, Pipeline, StageName};
+use crate::http::HttpClient;
+use crate::metrics::{self, StageTotals};
+use crate::record::{CrawlRequest, Record};
+use crate::stage::StageError;
+use crate::stage::runner::{RunnerSettings, run_stage};
+use crate::stages::crawl::{CrawlStage, frontier_key};
+use crate::stages::fetch::FetchStage;
+use crate::stages::filter::FilterStage;
+use crate::writer::WriterStage;
+use crate::writer::store::Store;
+
+/// Errors of a run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AppError {
+    /// The pipeline file is wrong.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The bus failed.
+    #[error("bus: {0}")]
+    Bus(#[from] BusError),
+    /// A stage failed.
+    #[error("stage {stage}: {source}")]
+    Stage {
+        /// Which.
+        stage: StageName,
+        /// Why.
+        #[source]
+        source: StageError,
+    },
+    /// A stage task panicked or was cancelled.
+    #[error("stage {0} stopped abnormally")]
+    Crashed(StageName),
+    /// A local server could not start.
+    #[error("cannot serve {what} on {addr}: {source}")]
+    Serve {
+        /// Which server.
+        what: &'static str,
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The command does not fit the pipeline.
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// Opens the bus the pipeline names. The embedded bus is returned twice: as the trait object the
+/// stages use, and concretely so that `run` can tell when the pipeline has drained.
+pub fn open_bus(pipeline: &Pipeline) -> (Arc<dyn Bus>, Option<EmbeddedBus>) {
+    match pipeline.bus.kind {
+        BusKind::Embedded => {
+            let bus = EmbeddedBus::new(pipeline.bus.capacity);
+            (Arc::new(bus.clone()), Some(bus))
+        }
+        BusKind::Kafka => {
+            let settings = KafkaSettings {
+                brokers: pipeline.bus.brokers.clone().unwrap_or_default(),
+                replication_factor: pipeline.bus.replication_factor,
+                commit_interval: pipeline.bus.commit_interval,
+                options: pipeline.bus.options.clone(),
+                consumer_options: pipeline.bus.consumer_options.clone(),
+                producer_options: pipeline.bus.producer_options.clone(),
+            };
+            (Arc::new(KafkaBus::new(settings)), None)
+        }
+    }
+}
+
+/// Creates every topic of the pipeline that does not exist yet.
+pub async fn create_topics(bus: &dyn Bus, pipeline: &Pipeline) -> Result<Vec<TopicSpec>, AppError> {
+    let specs: Vec<TopicSpec> = pipeline
+        .all_topics()
+        .into_iter()
+        .map(|name| TopicSpec {
+            name,
+            partitions: pipeline.bus.partitions,
+        })
+        .collect();
+    bus.create_topics(&specs).await?;
+    Ok(specs)
+}
+
+/// The base URL of the sample site when the pipeline has one on a fixed port (multi-process runs).
+pub fn fixed_site_url(pipeline: &Pipeline) -> Option<String> {
+    pipeline
+        .sample_site
+        .as_ref()
+        .filter(|s| s.listen.port() != 0)
+        .map(|s| format!("http://{}", s.listen))
+}
+
+/// Publishes the pipeline's seed URLs to the frontier; returns how many.
+pub async fn seed(
+    producer: &dyn Producer,
+    pipeline: &Pipeline,
+    site_url: Option<&str>,
+) -> Result<usize, AppError> {
+    let seeds = pipeline.seeds(site_url)?;
+    if let Some(unresolved) = seeds.iter().find(|s| s.contains("{sample_site}")) {
+        return Err(AppError::Usage(format!(
+            "seed `{unresolved}` needs the sample site's address: give [sample_site] a fixed port"
+        )));
+    }
+    let topic: Arc<str> = Arc::from(pipeline.topic("frontier"));
+    let messages: Vec<OutMessage> = seeds
+        .iter()
+        .map(|url| OutMessage {
+            topic: topic.clone(),
+            key: frontier_key(url).into_bytes().into(),
+            payload: CrawlRequest {
+                url: url.clone(),
+                depth: 0,
+                referrer: String::new(),
+            }
+            .to_bytes()
+            .into(),
+        })
+        .collect();
+    let count = messages.len();
+    producer.send_all(messages).await?;
+    Ok(count)
+}
+
+/// A member of `stage`'s consumer group on its input topic.
+pub async fn stage_consumer(
+    bus: &dyn Bus,
+    pipeline: &Pipeline,
+    stage: StageName,
+) -> Result<Box<dyn Consumer>, AppError> {
+    let input = pipeline.input_topic(stage).ok_or_else(|| {
+        AppError::Usage(format!(
+            "stage `{stage}` is not in this pipeline's `stages`"
+        ))
+    })?;
+    Ok(bus.consumer(&pipeline.group(stage), &[input]).await?)
+}
+
+/// Builds `stage` and runs it on `consumer` in a task until `shutdown`.
+pub fn spawn_stage(
+    pipeline: &Pipeline,
+    stage: StageName,
+    consumer: Box<dyn Consumer>,
+    producer: Arc<dyn Producer>,
+    shutdown: watch::Receiver<bool>,
+) -> Result<JoinHandle<Result<(), StageError>>, AppError> {
+    let fail = |source: StageError| AppError::Stage { stage, source };
+    let topic = |base: &str| -> Arc<str> { Arc::from(pipeline.topic(base)) };
+    let settings = RunnerSettings {
+        stage: stage.as_str(),
+        rejects_topic: topic("rejects"),
+        dead_letter_topic: topic("dead_letter"),
+        batch_size: pipeline.runtime.batch_size,
+        poll_timeout: pipeline.runtime.poll_timeout,
+    };
+    let output = topic(stage.output_topic());
+    let http = || HttpClient::new(&pipeline.http).map_err(|e| fail(e.into()));
+    let concurrency = pipeline.http.concurrency;
+    Ok(match stage {
+        StageName::Crawl => {
+            let s = CrawlStage::new(
+                http()?,
+                pipeline.crawl.clone(),
+                concurrency,
+                output,
+                topic("frontier"),
+            );
+            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+        }
+        StageName::Filter => {
+            let s = FilterStage::new(pipeline.filter.clone(), output);
+            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+        }
+        StageName::Fetch => {
+            let s = FetchStage::new(http()?, pipeline.fetch.clone(), concurrency, output);
+            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+        }
+        StageName::Write => {
+            let store = Store::open(&pipeline.write.output, &pipeline.write.store_options)
+                .map_err(|e| fail(e.into()))?;
+            let s = WriterStage::new(store, pipeline.write.clone(), output);
+            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+        }
+    })
+}
+
+/// Resolves when the process receives SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("installing a SIGTERM handler");
+        tokio::select! {
+            _ = interrupt => {},
+            _ = term.recv() => {},
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = interrupt.await;
+}
+
+/// Options of `altflow run`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOptions {
+    /// Keep running after the input is exhausted (a streaming deployment); otherwise an embedded run
+    /// ends once every stage has drained.
+    pub follow: bool,
+}
+
+/// What a run did, stage by stage.
+#[derive(Clone, Debug)]
+pub struct Funnel {
+    /// Totals per stage, in dataflow order.
+    pub stages: Vec<(StageName, StageTotals)>,
+    /// Shards written.
+    pub shards: u64,
+    /// Bytes of tar written.
+    pub shard_bytes: u64,
+    /// Where the shards went.
+    pub output: String,
+    /// Wall time of the run.
+    pub elapsed: Duration,
+}
+
+impl Funnel {
+    /// The totals of this process so far.
+    pub fn collect(pipeline: &Pipeline, elapsed: Duration) -> Self {
+        let (shards, shard_bytes) = metrics::shards_written();
+        Self {
+            stages: pipeline
+                .stages
+                .iter()
+                .map(|s| (*s, metrics::totals(s.as_str())))
+                .collect(),
+            shards,
+            shard_bytes,
+            output: pipeline.write.output.clone(),
+            elapsed,
+        }
+    }
+
+    /// A one-line summary for progress output.
+    pub fn progress_line(&self) -> String {
+        self.stages
+            .iter()
+            .map(|(s, t)| format!("{s} {}→{}", t.records_in, t.records_out))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    }
+}
+
+impl fmt::Display for Funnel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "funnel ({:.1}s):", self.elapsed.as_secs_f64())?;
+        writeln!(
+            f,
+            "  {:<8} {:>8} {:>8} {:>9}  reasons",
+            "stage", "in", "out", "rejected"
+        )?;
+        for (stage, t) in &self.stages {
+            let rejected: u64 = t.rejected.values().sum();
+            let mut reasons: Vec<String> =
+                t.rejected.iter().map(|(r, n)| format!("{r}={n}")).collect();
+            reasons.extend(t.errors.iter().map(|(k, n)| format!("error:{k}={n}")));
+            writeln!(
+                f,
+                "  {:<8} {:>8} {:>8} {:>9}  {}",
+                stage.as_str(),
+                t.records_in,
+                t.records_out,
+                rejected,
+                reasons.join(" ")
+            )?;
+        }
+        write!(
+            f,
+            "  {} shard(s), {} bytes, in {}",
+            self.shards, self.shard_bytes, self.output
+        )
+    }
+}
+
+/// Runs every stage of the pipeline in this process until drained (embedded bus, unless `follow`) or
+/// until SIGINT/SIGTERM, then shuts down gracefully and returns the funnel.
+pub async fn run_all(pipeline: &Pipeline, options: RunOptions) -> Result<Funnel, AppError> {
+    let started = Instant::now();
+    let site_url = match &pipeline.sample_site {
+        Some(site) => {
+            let addr = crate::serve::serve_dir(site.dir.clone(), site.listen)
+                .await
+                .map_err(|source| AppError::Serve {
+                    what: "the sample site",
+                    addr: site.listen,
+                    source,
+                })?;
+            tracing::info!(dir = %site.dir.display(), %addr, "serving the sample site");
+            Some(format!("http://{addr}"))
+        }
+        None => None,
+    };
+    start_metrics(pipeline).await?;
+    let (bus, embedded) = open_bus(pipeline);
+    create_topics(bus.as_ref(), pipeline).await?;
+    let producer = bus.producer()?;
+
+    // Every group joins before the first message exists, so no stage misses input.
+    let (stop, shutdown) = watch::channel(false);
+    let mut tasks = Vec::new();
+    for stage in &pipeline.stages {
+        let consumer = stage_consumer(bus.as_ref(), pipeline, *stage).await?;
+        let task = spawn_stage(
+            pipeline,
+            *stage,
+            consumer,
+            producer.clone(),
+            shutdown.clone(),
+        )?;
+        tasks.push((*stage, task));
+    }
+    if pipeline.stages.contains(&StageName::Crawl) {
+        let count = seed(producer.as_ref(), pipeline, site_url.as_deref()).await?;
+        tracing::info!(seeds = count, "seeded the frontier");
+    }
+
+    let progress = Progress::start(pipeline.clone(), started);
+    let writer_group: Vec<String> = pipeline
+        .stages
+        .contains(&StageName::Write)
+        .then(|| pipeline.group(StageName::Write))
+        .into_iter()
+        .collect();
+    let mut first_error = None;
+    let mut drained_checks = 0;
+    let signal = shutdown_signal();
+    tokio::pin!(signal);
+    let mut interval = tokio::time::interval(Duration::from_millis(100));
+    loop {
+        tokio::select! {
+            _ = &mut signal => {
+                tracing::info!("signal received, draining");
+                break;
+            }
+            _ = interval.tick() => {
+                if let Some(index) = tasks.iter().position(|(_, t)| t.is_finished()) {
+                    let (stage, task) = tasks.remove(index);
+                    first_error = Some(join_error(stage, task.await));
+                    break;
+                }
+                if let (Some(bus), false) = (&embedded, options.follow) {
+                    // Two quiet checks in a row: nothing unread or uncommitted anywhere.
+                    drained_checks = if bus.outstanding(&writer_group) == 0 { drained_checks + 1 } else { 0 };
+                    if drained_checks >= 2 {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    let _ = stop.send(true);
+    let deadline = pipeline.runtime.drain_timeout;
+    for (stage, task) in tasks {
+        match tokio::time::timeout(deadline, task).await {
+            Ok(joined) => {
+                if let Err(e) = flatten(stage, joined) {
+                    first_error.get_or_insert(Err(e));
+                }
+            }
+            Err(_) => {
+                tracing::error!(%stage, "did not drain within {deadline:?}");
+                first_error.get_or_insert(Err(AppError::Crashed(stage)));
+            }
+        }
+    }
+    progress.finish();
+    if let Some(Err(e)) = first_error {
+        return Err(e);
+    }
+    Ok(Funnel::collect(pipeline, started.elapsed()))
+}
+
+/// Runs one stage of the pipeline (the unit deployed and scaled on a cluster) until SIGINT/SIGTERM.
+pub async fn run_one(pipeline: &Pipeline, stage: StageName) -> Result<(), AppError> {
+    if pipeline.bus.kind == BusKind::Embedded {
+        return Err(AppError::Usage(
+            "the embedded bus lives inside one process: run every stage with `altflow run`, or use a \
+             pipeline with bus.kind = \"kafka\""
+                .into(),
+        ));
+    }
+    start_metrics(pipeline).await?;
+    let (bus, _) = open_bus(pipeline);
+    let producer = bus.producer()?;
+    let consumer = stage_consumer(bus.as_ref(), pipeline, stage).await?;
+    let (stop, shutdown) = watch::channel(false);
+    let task = spawn_stage(pipeline, stage, consumer, producer, shutdown)?;
+    tokio::pin!(task);
+    tokio::select! {
+        joined = &mut task => return flatten(stage, joined),
+        _ = shutdown_signal() => tracing::info!(%stage, "signal received, draining"),
+    }
+    let _ = stop.send(true);
+    match tokio::time::timeout(pipeline.runtime.drain_timeout, task).await {
+        Ok(joined) => flatten(stage, joined),
+        Err(_) => Err(AppError::Crashed(stage)),
+    }
+}
+
+async fn start_metrics(pipeline: &Pipeline) -> Result<(), AppError> {
+    if let Some(listen) = pipeline.metrics.listen {
+        let addr = crate::serve::serve_metrics(listen)
+            .await
+            .map_err(|source| AppError::Serve {
+                what: "metrics",
+                addr: listen,
+                source,
+            })?;
+        tracing::info!(%addr, "metrics at http://{addr}/metrics");
+    }
+    Ok(())
+}
+
+fn flatten(
+    stage: StageName,
+    joined: Result<Result<(), StageError>, tokio::task::JoinError>,
+) -> Result<(), AppError> {
+    match joined {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(source)) => Err(AppError::Stage { stage, source }),
+        Err(_) => Err(AppError::Crashed(stage)),
+    }
+}
+
+fn join_error(
+    stage: StageName,
+    joined: Result<Result<(), StageError>, tokio::task::JoinError>,
+) -> Result<(), AppError> {
+    match flatten(stage, joined) {
+        Ok(()) => Err(AppError::Crashed(stage)),
+        error => error,
+    }
+}
+
+/// Progress output: a bar on a terminal, a log line every ten seconds otherwise.
+struct Progress {
+    task: JoinHandle<()>,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Progress {
+    fn start(pipeline: Pipeline, started: Instant) -> Self {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        let shown = bar.clone();
+        let task = tokio::spawn(async move {
+            let period = if shown.is_some() {
+                Duration::from_millis(250)
+            } else {
+                Duration::from_secs(10)
+            };
+            let mut interval = tokio::time::interval(period);
+            interval.tick().await;
+            loop {
+                interval.tick().await;
+                let funnel = Funnel::collect(&pipeline, started.elapsed());
+                let line = format!("{} | {} shard(s)", funnel.progress_line(), funnel.shards);
+                match &shown {
+                    Some(bar) => bar.set_message(line),
+                    None => tracing::info!("{line}"),
+                }
+            }
+        });
+        Self { task, bar }
+    }
+
+    fn finish(self) {
+        self.task.abort();
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Totals by reason over every stage (for tests and reports).
+pub fn rejections(funnel: &Funnel) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for (_, t) in &funnel.stages {
+        for (reason, n) in &t.rejected {
+            *out.entry(reason.clone()).or_insert(0) += n;
+        }
+    }
+    out
+}

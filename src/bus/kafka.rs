@@ -1,0 +1,402 @@
+//! The Kafka bus, on rdkafka (librdkafka), for any Kafka-protocol broker.
+//!
+//! - Producer: idempotent (`enable.idempotence=true`, so `acks=all`); [`Producer::send_all`] returns
+//!   only when every message is acknowledged; a full local queue makes it wait instead of failing.
+//! - Consumer: `enable.auto.offset.store=false` and `enable.auto.commit=true`, so librdkafka commits on
+//!   its timer only the offsets the stage stored after its outputs were acknowledged. Stored offsets are
+//!   also committed synchronously when partitions are revoked and on close.
+//! - librdkafka's poll is a blocking call: it runs on a dedicated thread that hands messages to the
+//!   async side through a bounded channel, so the async executor never blocks on the network.
+//! - Any librdkafka option can be passed through from the pipeline file.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::{ClientContext, DefaultClientContext};
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer as _, ConsumerContext, Rebalance};
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::Message as _;
+use rdkafka::producer::{FutureProducer, FutureRecord};
+use rdkafka::statistics::Statistics;
+use tokio::sync::mpsc;
+
+use super::{
+    Bus, BusError, Consumer, Message, OutMessage, PartitionLag, Producer, Result, TopicSpec,
+};
+
+/// Settings of the Kafka backend.
+#[derive(Clone, Debug)]
+pub struct KafkaSettings {
+    /// `bootstrap.servers`.
+    pub brokers: String,
+    /// Replication factor of topics created by [`Bus::create_topics`].
+    pub replication_factor: i32,
+    /// How often librdkafka commits stored offsets (`auto.commit.interval.ms`).
+    pub commit_interval: Duration,
+    /// librdkafka options for every client.
+    pub options: BTreeMap<String, String>,
+    /// librdkafka options for consumers only.
+    pub consumer_options: BTreeMap<String, String>,
+    /// librdkafka options for producers only.
+    pub producer_options: BTreeMap<String, String>,
+}
+
+/// The Kafka bus.
+pub struct KafkaBus {
+    settings: KafkaSettings,
+    producer: Mutex<Option<Arc<KafkaProducer>>>,
+}
+
+fn kafka(op: &'static str) -> impl FnOnce(KafkaError) -> BusError {
+    move |source| BusError::Kafka { op, source }
+}
+
+impl KafkaBus {
+    /// A bus on the brokers in `settings`. Connects lazily.
+    pub fn new(settings: KafkaSettings) -> Self {
+        Self {
+            settings,
+            producer: Mutex::new(None),
+        }
+    }
+
+    fn config(&self, role: &BTreeMap<String, String>) -> ClientConfig {
+        let mut config = ClientConfig::new();
+        config.set("bootstrap.servers", &self.settings.brokers);
+        for (key, value) in self.settings.options.iter().chain(role) {
+            config.set(key, value);
+        }
+        config
+    }
+}
+
+#[async_trait]
+impl Bus for KafkaBus {
+    async fn create_topics(&self, topics: &[TopicSpec]) -> Result<()> {
+        let admin: AdminClient<DefaultClientContext> = self
+            .config(&BTreeMap::new())
+            .create()
+            .map_err(kafka("create admin client"))?;
+        let new_topics: Vec<NewTopic<'_>> = topics
+            .iter()
+            .map(|t| {
+                NewTopic::new(
+                    &t.name,
+                    t.partitions,
+                    TopicReplication::Fixed(self.settings.replication_factor),
+                )
+            })
+            .collect();
+        let results = admin
+            .create_topics(
+                &new_topics,
+                &AdminOptions::new().operation_timeout(Some(Duration::from_secs(30))),
+            )
+            .await
+            .map_err(kafka("create topics"))?;
+        for result in results {
+            match result {
+                Ok(_) | Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
+                Err((_, code)) => {
+                    return Err(BusError::Kafka {
+                        op: "create topic",
+                        source: KafkaError::AdminOp(code),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn producer(&self) -> Result<Arc<dyn Producer>> {
+        let mut slot = self.producer.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(producer) = slot.as_ref() {
+            return Ok(producer.clone());
+        }
+        let mut config = self.config(&BTreeMap::new());
+        config
+            .set("enable.idempotence", "true")
+            .set("linger.ms", "5");
+        for (key, value) in &self.settings.producer_options {
+            config.set(key, value);
+        }
+        let producer = Arc::new(KafkaProducer {
+            inner: config.create().map_err(kafka("create producer"))?,
+        });
+        *slot = Some(producer.clone());
+        Ok(producer)
+    }
+
+    async fn consumer(&self, group: &str, topics: &[String]) -> Result<Box<dyn Consumer>> {
+        let mut config = self.config(&BTreeMap::new());
+        config
+            .set("group.id", group)
+            .set("enable.auto.commit", "true")
+            .set("enable.auto.offset.store", "false")
+            .set(
+                "auto.commit.interval.ms",
+                self.settings.commit_interval.as_millis().to_string(),
+            )
+            .set("auto.offset.reset", "earliest")
+            .set("statistics.interval.ms", "5000");
+        for (key, value) in &self.settings.consumer_options {
+            config.set(key, value);
+        }
+        let context = Arc::new(GroupState::default());
+        let consumer: BaseConsumer<ConsumerCtx> = config
+            .create_with_context(ConsumerCtx(context.clone()))
+            .map_err(kafka("create consumer"))?;
+        let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+        consumer.subscribe(&names).map_err(kafka("subscribe"))?;
+        let consumer = Arc::new(consumer);
+
+        // Enough to keep a stage busy between polls; small enough that a revoked partition's
+        // queued messages are few.
+        let (sender, receiver) = mpsc::channel(1024);
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let consumer = consumer.clone();
+            let stop = stop.clone();
+            std::thread::Builder::new()
+                .name(format!("kafka-poll-{group}"))
+                .spawn(move || poll_loop(&consumer, &sender, &stop))
+                .expect("spawning a thread")
+        };
+        Ok(Box::new(KafkaConsumer {
+            consumer,
+            receiver: Some(receiver),
+            stop,
+            thread: Some(thread),
+            state: context,
+        }))
+    }
+}
+
+/// Runs on the poll thread until `stop` is set or the async side goes away.
+fn poll_loop(
+    consumer: &BaseConsumer<ConsumerCtx>,
+    sender: &mpsc::Sender<Message>,
+    stop: &AtomicBool,
+) {
+    let mut topics: HashMap<String, Arc<str>> = HashMap::new();
+    // A dropped consumer closes the channel, which ends this thread and frees the client.
+    while !stop.load(Ordering::Relaxed) && !sender.is_closed() {
+        match consumer.poll(Duration::from_millis(100)) {
+            None => {}
+            Some(Ok(m)) => {
+                let topic = topics
+                    .entry(m.topic().to_string())
+                    .or_insert_with(|| Arc::from(m.topic()))
+                    .clone();
+                let message = Message {
+                    topic,
+                    partition: m.partition(),
+                    offset: m.offset(),
+                    key: Bytes::copy_from_slice(m.key().unwrap_or_default()),
+                    payload: Bytes::copy_from_slice(m.payload().unwrap_or_default()),
+                };
+                // Waiting here is the backpressure: a slow stage stops the fetching.
+                if sender.blocking_send(message).is_err() {
+                    break;
+                }
+            }
+            Some(Err(error)) => tracing::warn!(%error, "kafka consumer error"),
+        }
+    }
+}
+
+/// What the rebalance and statistics callbacks share with the consumer.
+#[derive(Default)]
+struct GroupState {
+    revoked: Mutex<Vec<(Arc<str>, i32)>>,
+    assigned: Mutex<HashSet<(String, i32)>>,
+    lag: Mutex<HashMap<(String, i32), i64>>,
+}
+
+struct ConsumerCtx(Arc<GroupState>);
+
+impl ClientContext for ConsumerCtx {
+    fn stats(&self, statistics: Statistics) {
+        let mut lag = self.0.lag.lock().unwrap_or_else(|e| e.into_inner());
+        for (topic, t) in statistics.topics {
+            for (partition, p) in t.partitions {
+                // librdkafka reports the internal partition -1 and unknown lags as -1.
+                if partition >= 0 && p.consumer_lag >= 0 {
+                    lag.insert((topic.clone(), partition), p.consumer_lag);
+                }
+            }
+        }
+    }
+}
+
+impl ConsumerContext for ConsumerCtx {
+    fn pre_rebalance(&self, consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+        if let Rebalance::Revoke(partitions) = rebalance {
+            // Offsets are stored only for work whose outputs were acknowledged: commit them before
+            // another member takes the partitions over, so it does not redo that work.
+            if let Err(error) = commit_sync(consumer) {
+                tracing::warn!(%error, "commit on revoke failed");
+            }
+            let mut assigned = self.0.assigned.lock().unwrap_or_else(|e| e.into_inner());
+            let mut revoked = self.0.revoked.lock().unwrap_or_else(|e| e.into_inner());
+            for element in partitions.elements() {
+                assigned.remove(&(element.topic().to_string(), element.partition()));
+                revoked.push((Arc::from(element.topic()), element.partition()));
+            }
+        }
+    }
+
+    fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+        if let Rebalance::Assign(partitions) = rebalance {
+            let mut assigned = self.0.assigned.lock().unwrap_or_else(|e| e.into_inner());
+            for element in partitions.elements() {
+                assigned.insert((element.topic().to_string(), element.partition()));
+            }
+        }
+    }
+}
+
+struct KafkaProducer {
+    inner: FutureProducer,
+}
+
+#[async_trait]
+impl Producer for KafkaProducer {
+    async fn send_all(&self, messages: Vec<OutMessage>) -> Result<()> {
+        let mut deliveries = Vec::with_capacity(messages.len());
+        for message in &messages {
+            let mut record = FutureRecord::to(&message.topic)
+                .key(&message.key[..])
+                .payload(&message.payload[..]);
+            loop {
+                match self.inner.send_result(record) {
+                    Ok(delivery) => {
+                        deliveries.push(delivery);
+                        break;
+                    }
+                    Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                        // The local queue is full: wait for deliveries to make room.
+                        record = back;
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                    }
+                    Err((error, _)) => return Err(kafka("produce")(error)),
+                }
+            }
+        }
+        for delivery in deliveries {
+            match delivery.await {
+                Ok(Ok(_)) => {}
+                Ok(Err((error, _))) => return Err(kafka("deliver")(error)),
+                Err(_) => return Err(BusError::Closed),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Commits the stored offsets and waits; having nothing to commit is fine.
+fn commit_sync(consumer: &BaseConsumer<ConsumerCtx>) -> Result<()> {
+    match consumer.commit_consumer_state(CommitMode::Sync) {
+        Ok(()) | Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset)) => Ok(()),
+        Err(error) => Err(kafka("commit")(error)),
+    }
+}
+
+struct KafkaConsumer {
+    consumer: Arc<BaseConsumer<ConsumerCtx>>,
+    receiver: Option<mpsc::Receiver<Message>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+    state: Arc<GroupState>,
+}
+
+impl KafkaConsumer {
+    async fn commit_now(&self) -> Result<()> {
+        let consumer = self.consumer.clone();
+        tokio::task::spawn_blocking(move || commit_sync(&consumer))
+            .await
+            .map_err(|_| BusError::Closed)?
+    }
+}
+
+#[async_trait]
+impl Consumer for KafkaConsumer {
+    async fn poll(&mut self, max: usize, timeout: Duration) -> Result<Vec<Message>> {
+        let receiver = self.receiver.as_mut().ok_or(BusError::Closed)?;
+        let mut batch = Vec::new();
+        match tokio::time::timeout(timeout, receiver.recv()).await {
+            Err(_) => return Ok(batch),
+            Ok(None) => return Err(BusError::Closed),
+            Ok(Some(message)) => batch.push(message),
+        }
+        while batch.len() < max.max(1) {
+            match receiver.try_recv() {
+                Ok(message) => batch.push(message),
+                Err(_) => break,
+            }
+        }
+        Ok(batch)
+    }
+
+    fn store_offset(&mut self, topic: &str, partition: i32, next_offset: i64) -> Result<()> {
+        match self.consumer.store_offset(topic, partition, next_offset) {
+            Ok(()) => Ok(()),
+            // The partition was revoked meanwhile; its new owner redoes the work.
+            Err(KafkaError::StoreOffset(RDKafkaErrorCode::State)) => Ok(()),
+            Err(error) => Err(kafka("store offset")(error)),
+        }
+    }
+
+    async fn commit(&mut self) -> Result<()> {
+        self.commit_now().await
+    }
+
+    fn take_revoked(&mut self) -> Vec<(Arc<str>, i32)> {
+        std::mem::take(&mut *self.state.revoked.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn lag(&self) -> Vec<PartitionLag> {
+        let assigned = self
+            .state
+            .assigned
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let lag = self.state.lag.lock().unwrap_or_else(|e| e.into_inner());
+        assigned
+            .iter()
+            .filter_map(|key| {
+                lag.get(key).map(|l| PartitionLag {
+                    topic: Arc::from(key.0.as_str()),
+                    partition: key.1,
+                    lag: *l,
+                })
+            })
+            .collect()
+    }
+
+    async fn close(self: Box<Self>) -> Result<()> {
+        self.stop.store(true, Ordering::Relaxed);
+        let this = *self;
+        // Dropping the receiver frees a poll thread blocked on a full channel.
+        drop(this.receiver);
+        if let Some(thread) = this.thread {
+            let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+        }
+        let consumer = this.consumer;
+        // Committing and leaving the group are blocking network exchanges.
+        tokio::task::spawn_blocking(move || {
+            let result = commit_sync(&consumer);
+            consumer.unsubscribe();
+            result
+        })
+        .await
+        .map_err(|_| BusError::Closed)?
+    }
+}

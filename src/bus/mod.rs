@@ -1,0 +1,138 @@
+//! The bus: topics with partitions, producers, and consumer groups with committed offsets.
+//!
+//! Stage code sees only the traits here. Two backends implement them: [`embedded`] (in-process, the
+//! default, no services) and [`kafka`] (rdkafka against any Kafka-protocol broker). Both pass the same
+//! conformance suite (`tests/bus_conformance.rs`).
+//!
+//! Delivery contract, the same on both: messages of one partition are delivered in order; a consumer
+//! group splits partitions among its members; a consumer marks progress with
+//! [`Consumer::store_offset`] only after the outputs derived from a message are acknowledged, and
+//! stored offsets are committed on a timer, on partition revocation and on [`Consumer::close`]; a new
+//! member resumes at the committed offset (at-least-once).
+
+pub mod embedded;
+pub mod kafka;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+
+/// Errors of the bus.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BusError {
+    /// The topic does not exist.
+    #[error("unknown topic `{0}` (create it with `altflow topics create`)")]
+    UnknownTopic(String),
+    /// A Kafka client operation failed.
+    #[error("kafka {op}: {source}")]
+    Kafka {
+        /// What was being done.
+        op: &'static str,
+        /// The client's error.
+        #[source]
+        source: rdkafka::error::KafkaError,
+    },
+    /// The bus was closed while waiting.
+    #[error("bus closed")]
+    Closed,
+}
+
+/// `Result` with [`BusError`].
+pub type Result<T, E = BusError> = std::result::Result<T, E>;
+
+/// A message read from a topic.
+#[derive(Clone, Debug)]
+pub struct Message {
+    /// Topic it was read from.
+    pub topic: Arc<str>,
+    /// Partition within the topic.
+    pub partition: i32,
+    /// Offset within the partition.
+    pub offset: i64,
+    /// Partitioning key.
+    pub key: Bytes,
+    /// Encoded record.
+    pub payload: Bytes,
+}
+
+/// A message to produce. Messages with the same key go to the same partition.
+#[derive(Clone, Debug)]
+pub struct OutMessage {
+    /// Destination topic.
+    pub topic: Arc<str>,
+    /// Partitioning key.
+    pub key: Bytes,
+    /// Encoded record.
+    pub payload: Bytes,
+}
+
+/// A topic to create.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopicSpec {
+    /// Topic name.
+    pub name: String,
+    /// Number of partitions.
+    pub partitions: i32,
+}
+
+/// How far a consumer is behind on one partition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartitionLag {
+    /// Topic.
+    pub topic: Arc<str>,
+    /// Partition.
+    pub partition: i32,
+    /// Messages between the consumer's position and the end of the partition.
+    pub lag: i64,
+}
+
+/// A bus backend: creates topics, producers and consumers.
+#[async_trait]
+pub trait Bus: Send + Sync {
+    /// Creates the topics that do not exist yet; existing topics are left as they are.
+    async fn create_topics(&self, topics: &[TopicSpec]) -> Result<()>;
+    /// A producer. Producers are cheap to share.
+    fn producer(&self) -> Result<Arc<dyn Producer>>;
+    /// A new member of consumer group `group`, subscribed to `topics`.
+    async fn consumer(&self, group: &str, topics: &[String]) -> Result<Box<dyn Consumer>>;
+}
+
+/// Sends messages.
+#[async_trait]
+pub trait Producer: Send + Sync {
+    /// Sends every message and returns once all of them are acknowledged by the bus. A full bus makes
+    /// this wait (backpressure); nothing is dropped.
+    async fn send_all(&self, messages: Vec<OutMessage>) -> Result<()>;
+}
+
+/// A member of a consumer group.
+#[async_trait]
+pub trait Consumer: Send {
+    /// Waits up to `timeout` for messages and returns at most `max` of them (possibly none).
+    async fn poll(&mut self, max: usize, timeout: Duration) -> Result<Vec<Message>>;
+    /// Marks every message of `topic`/`partition` before `next_offset` as done. Stored offsets are
+    /// committed later (timer, revocation, close). Storing for a partition this member no longer owns
+    /// is ignored.
+    fn store_offset(&mut self, topic: &str, partition: i32, next_offset: i64) -> Result<()>;
+    /// Commits the stored offsets now and waits for the commit.
+    async fn commit(&mut self) -> Result<()>;
+    /// Partitions taken from this member since the last call (by a rebalance).
+    fn take_revoked(&mut self) -> Vec<(Arc<str>, i32)>;
+    /// Current lag per owned partition, where the backend knows it.
+    fn lag(&self) -> Vec<PartitionLag>;
+    /// Commits stored offsets and leaves the group.
+    async fn close(self: Box<Self>) -> Result<()>;
+}
+
+/// The partition a key maps to: FNV-1a, stable across processes and versions.
+pub fn partition_for(key: &[u8], partitions: i32) -> i32 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in key {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    (hash % partitions.max(1) as u64) as i32
+}

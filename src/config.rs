@@ -1,0 +1,830 @@
+//! Pipeline files: what a run does, in TOML.
+//!
+//! Every table rejects unknown keys, so a misspelt option fails at start instead of being silently
+//! ignored. Errors name the file and the key. [`Pipeline::load`] parses and then checks values, and
+//! reports every invalid value at once.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use ipnet::IpNet;
+use serde::Deserialize;
+
+/// Errors reading a pipeline file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read pipeline file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or does not match the schema (unknown key, wrong type, …).
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message, which names the key and shows the line.
+        message: String,
+    },
+    /// Values that parse but cannot work.
+    #[error("{path}: invalid configuration:\n{}", .problems.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// One entry per invalid key.
+        problems: Vec<Problem>,
+    },
+}
+
+/// One invalid value: the key and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Dotted key, e.g. `write.max_records`.
+    pub key: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`: {}", self.key, self.message)
+    }
+}
+
+/// A stage of the pipeline, in dataflow order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StageName {
+    /// Fetches pages from the frontier and emits image candidates and new links.
+    Crawl,
+    /// Applies the text rules to candidates.
+    Filter,
+    /// Downloads, checks and re-encodes images.
+    Fetch,
+    /// Writes WebDataset shards and Parquet indexes.
+    Write,
+}
+
+impl StageName {
+    /// Every stage, in dataflow order.
+    pub const ALL: [StageName; 4] = [
+        StageName::Crawl,
+        StageName::Filter,
+        StageName::Fetch,
+        StageName::Write,
+    ];
+
+    /// The stage's name as used on the command line, in metrics and in group ids.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StageName::Crawl => "crawl",
+            StageName::Filter => "filter",
+            StageName::Fetch => "fetch",
+            StageName::Write => "write",
+        }
+    }
+
+    /// The topic this stage produces its main output to (before the topic prefix).
+    pub fn output_topic(self) -> &'static str {
+        match self {
+            StageName::Crawl => "candidates",
+            StageName::Filter => "accepted",
+            StageName::Fetch => "pairs",
+            StageName::Write => "shards",
+        }
+    }
+}
+
+impl fmt::Display for StageName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for StageName {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        StageName::ALL
+            .into_iter()
+            .find(|n| n.as_str() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = StageName::ALL.iter().map(|n| n.as_str()).collect();
+                format!("unknown stage `{s}`; stages are {}", names.join(", "))
+            })
+    }
+}
+
+/// A whole pipeline file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pipeline {
+    /// The stages to run, in dataflow order; each reads what the previous one produces.
+    pub stages: Vec<StageName>,
+    /// Which bus connects the stages.
+    pub bus: BusConfig,
+    /// Topic naming.
+    #[serde(default)]
+    pub topics: TopicsConfig,
+    /// Batching and polling of every stage.
+    #[serde(default)]
+    pub runtime: RuntimeConfig,
+    /// HTTP client rules shared by crawl and fetch.
+    #[serde(default)]
+    pub http: HttpConfig,
+    /// The crawl stage.
+    #[serde(default)]
+    pub crawl: CrawlConfig,
+    /// The filter stage.
+    #[serde(default)]
+    pub filter: FilterConfig,
+    /// The fetch stage.
+    #[serde(default)]
+    pub fetch: FetchConfig,
+    /// The writer stage.
+    pub write: WriteConfig,
+    /// Prometheus metrics endpoint.
+    #[serde(default)]
+    pub metrics: MetricsConfig,
+    /// A local directory served over HTTP on 127.0.0.1 by `altflow run` (the bundled demo site).
+    pub sample_site: Option<SampleSiteConfig>,
+}
+
+/// Which bus backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BusKind {
+    /// In-process topics; all stages must run in one `altflow run`.
+    Embedded,
+    /// A Kafka-protocol broker.
+    Kafka,
+}
+
+/// The `[bus]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BusConfig {
+    /// `embedded` or `kafka`.
+    pub kind: BusKind,
+    /// Partitions of every topic created by altflow; the most members a stage's group can use.
+    #[serde(default = "default_partitions")]
+    pub partitions: i32,
+    /// Embedded bus: unread messages a partition holds before its producers wait.
+    #[serde(default = "default_capacity")]
+    pub capacity: usize,
+    /// Kafka: `bootstrap.servers`, e.g. `127.0.0.1:9092`.
+    pub brokers: Option<String>,
+    /// Kafka: replication factor of created topics.
+    #[serde(default = "default_replication")]
+    pub replication_factor: i32,
+    /// Kafka: how often stored offsets are committed.
+    #[serde(default = "default_commit_interval", with = "humantime_serde")]
+    pub commit_interval: Duration,
+    /// Prefix of consumer group ids; a stage's group is `{group_prefix}-{stage}`.
+    #[serde(default = "default_group_prefix")]
+    pub group_prefix: String,
+    /// Kafka: librdkafka options for every client (see librdkafka's CONFIGURATION.md).
+    #[serde(default)]
+    pub options: BTreeMap<String, String>,
+    /// Kafka: librdkafka options for consumers only.
+    #[serde(default)]
+    pub consumer_options: BTreeMap<String, String>,
+    /// Kafka: librdkafka options for producers only.
+    #[serde(default)]
+    pub producer_options: BTreeMap<String, String>,
+}
+
+fn default_partitions() -> i32 {
+    4
+}
+fn default_capacity() -> usize {
+    512
+}
+fn default_replication() -> i32 {
+    1
+}
+fn default_commit_interval() -> Duration {
+    Duration::from_secs(1)
+}
+fn default_group_prefix() -> String {
+    "altflow".into()
+}
+
+/// The `[topics]` table.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopicsConfig {
+    /// Prepended to every topic name, so that several pipelines can share a broker.
+    #[serde(default)]
+    pub prefix: String,
+}
+
+/// The `[runtime]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimeConfig {
+    /// Most records a stage processes at once.
+    #[serde(default = "default_batch_size")]
+    pub batch_size: usize,
+    /// How long a stage waits for input before checking its timers.
+    #[serde(default = "default_poll_timeout", with = "humantime_serde")]
+    pub poll_timeout: Duration,
+    /// Time allowed to finish in-flight work after SIGINT/SIGTERM.
+    #[serde(default = "default_drain_timeout", with = "humantime_serde")]
+    pub drain_timeout: Duration,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        Self {
+            batch_size: default_batch_size(),
+            poll_timeout: default_poll_timeout(),
+            drain_timeout: default_drain_timeout(),
+        }
+    }
+}
+
+fn default_batch_size() -> usize {
+    64
+}
+fn default_poll_timeout() -> Duration {
+    Duration::from_millis(200)
+}
+fn default_drain_timeout() -> Duration {
+    Duration::from_secs(30)
+}
+
+/// The `[http]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpConfig {
+    /// The User-Agent header sent with every request.
+    #[serde(default = "default_user_agent")]
+    pub user_agent: String,
+    /// Time allowed to establish a connection.
+    #[serde(default = "default_connect_timeout", with = "humantime_serde")]
+    pub connect_timeout: Duration,
+    /// Time allowed for a whole request, body included.
+    #[serde(default = "default_timeout", with = "humantime_serde")]
+    pub timeout: Duration,
+    /// Networks the crawler may connect to although they are private, loopback or link-local
+    /// (CIDR, e.g. `127.0.0.0/8`). Empty: only public addresses.
+    #[serde(default)]
+    pub allow_networks: Vec<IpNet>,
+    /// Requests in flight at once per stage member.
+    #[serde(default = "default_concurrency")]
+    pub concurrency: usize,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            user_agent: default_user_agent(),
+            connect_timeout: default_connect_timeout(),
+            timeout: default_timeout(),
+            allow_networks: Vec::new(),
+            concurrency: default_concurrency(),
+        }
+    }
+}
+
+fn default_user_agent() -> String {
+    concat!("altflow/", env!("CARGO_PKG_VERSION")).into()
+}
+fn default_connect_timeout() -> Duration {
+    Duration::from_secs(5)
+}
+fn default_timeout() -> Duration {
+    Duration::from_secs(20)
+}
+fn default_concurrency() -> usize {
+    16
+}
+
+/// The `[crawl]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrawlConfig {
+    /// Seed page URLs. `{sample_site}` is replaced by the address of the served sample site.
+    #[serde(default)]
+    pub seeds: Vec<String>,
+    /// A file with one seed URL per line (`#` starts a comment), relative to the pipeline file.
+    pub seeds_file: Option<PathBuf>,
+    /// Links followed from a seed; 0 crawls only the seeds.
+    #[serde(default = "default_max_depth")]
+    pub max_depth: u32,
+    /// Largest HTML page read, in bytes; longer pages are cut there.
+    #[serde(default = "default_max_page_bytes")]
+    pub max_page_bytes: usize,
+    /// Pages remembered to avoid crawling one twice (per stage member; bounded memory).
+    #[serde(default = "default_seen_capacity")]
+    pub seen_capacity: usize,
+}
+
+impl Default for CrawlConfig {
+    fn default() -> Self {
+        Self {
+            seeds: Vec::new(),
+            seeds_file: None,
+            max_depth: default_max_depth(),
+            max_page_bytes: default_max_page_bytes(),
+            seen_capacity: default_seen_capacity(),
+        }
+    }
+}
+
+fn default_max_depth() -> u32 {
+    1
+}
+fn default_max_page_bytes() -> usize {
+    4 << 20
+}
+fn default_seen_capacity() -> usize {
+    100_000
+}
+
+/// The `[filter]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilterConfig {
+    /// Fewest words an alt-text may have (CC12M, seed 000 §3: 3).
+    #[serde(default = "default_min_words")]
+    pub min_words: usize,
+    /// Most words an alt-text may have (CC12M, seed 000 §3: 256).
+    #[serde(default = "default_max_words")]
+    pub max_words: usize,
+}
+
+impl Default for FilterConfig {
+    fn default() -> Self {
+        Self {
+            min_words: default_min_words(),
+            max_words: default_max_words(),
+        }
+    }
+}
+
+fn default_min_words() -> usize {
+    3
+}
+fn default_max_words() -> usize {
+    256
+}
+
+/// The `[fetch]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FetchConfig {
+    /// Longer side of the re-encoded image in pixels; smaller images are not enlarged.
+    #[serde(default = "default_max_side")]
+    pub max_side: u32,
+    /// JPEG quality of the re-encoded image, 1–100.
+    #[serde(default = "default_jpeg_quality")]
+    pub jpeg_quality: u8,
+    /// Largest image download in bytes.
+    #[serde(default = "default_max_image_bytes")]
+    pub max_image_bytes: usize,
+    /// Most pixels an image may declare before it is decoded (decompression-bomb guard).
+    #[serde(default = "default_max_pixels")]
+    pub max_pixels: u64,
+    /// Smallest accepted shorter side of the original, in pixels (0: no minimum).
+    #[serde(default)]
+    pub min_side: u32,
+    /// Largest accepted ratio of longer to shorter side (0: no maximum).
+    #[serde(default)]
+    pub max_aspect: f32,
+}
+
+impl Default for FetchConfig {
+    fn default() -> Self {
+        Self {
+            max_side: default_max_side(),
+            jpeg_quality: default_jpeg_quality(),
+            max_image_bytes: default_max_image_bytes(),
+            max_pixels: default_max_pixels(),
+            min_side: 0,
+            max_aspect: 0.0,
+        }
+    }
+}
+
+fn default_max_side() -> u32 {
+    512
+}
+fn default_jpeg_quality() -> u8 {
+    90
+}
+fn default_max_image_bytes() -> usize {
+    20 << 20
+}
+fn default_max_pixels() -> u64 {
+    64_000_000
+}
+
+/// The `[write]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WriteConfig {
+    /// Where shards go: `file://./out` (relative to the working directory), `file:///abs/path`, a plain
+    /// path, `memory://`, or `s3://bucket/prefix`.
+    pub output: String,
+    /// Options for the object store (e.g. `aws_region`, `aws_endpoint`); credentials may also come
+    /// from the environment as object_store reads them.
+    #[serde(default)]
+    pub store_options: BTreeMap<String, String>,
+    /// A shard is finished after this many samples.
+    #[serde(default = "default_max_records")]
+    pub max_records: usize,
+    /// … or once its tar reaches this many bytes.
+    #[serde(default = "default_max_bytes")]
+    pub max_bytes: u64,
+    /// … or when no input has arrived for this long (so that a slow stream still yields shards).
+    #[serde(default = "default_flush_after", with = "humantime_serde")]
+    pub flush_after: Duration,
+    /// Sample ids remembered per partition to drop duplicates (bounded memory).
+    #[serde(default = "default_dedup_window")]
+    pub dedup_window: usize,
+}
+
+fn default_max_records() -> usize {
+    1000
+}
+fn default_max_bytes() -> u64 {
+    512 << 20
+}
+fn default_flush_after() -> Duration {
+    Duration::from_secs(30)
+}
+fn default_dedup_window() -> usize {
+    100_000
+}
+
+/// The `[metrics]` table.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// Address of the Prometheus `/metrics` endpoint, e.g. `127.0.0.1:9898`; absent: no endpoint.
+    pub listen: Option<SocketAddr>,
+}
+
+/// The `[sample_site]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SampleSiteConfig {
+    /// Directory to serve, relative to the pipeline file's directory's parent when relative
+    /// (pipelines live in `pipelines/`, the site in `examples/site`).
+    pub dir: PathBuf,
+    /// Address to serve on; port 0 picks a free one. Must be a loopback address.
+    #[serde(default = "default_site_listen")]
+    pub listen: SocketAddr,
+}
+
+fn default_site_listen() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 0))
+}
+
+impl Pipeline {
+    /// Reads, parses and checks a pipeline file.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut pipeline = Self::parse(&text, path)?;
+        pipeline.resolve_paths(path);
+        Ok(pipeline)
+    }
+
+    /// Parses and checks pipeline text; `path` is only used in messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        let pipeline: Pipeline = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        let problems = pipeline.problems();
+        if problems.is_empty() {
+            Ok(pipeline)
+        } else {
+            Err(ConfigError::Invalid {
+                path: path.to_path_buf(),
+                problems,
+            })
+        }
+    }
+
+    fn resolve_paths(&mut self, path: &Path) {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        if let Some(file) = &self.crawl.seeds_file
+            && file.is_relative()
+        {
+            self.crawl.seeds_file = Some(dir.join(file));
+        }
+        if let Some(site) = &mut self.sample_site
+            && site.dir.is_relative()
+        {
+            let root = dir.parent().unwrap_or(Path::new("."));
+            site.dir = root.join(&site.dir);
+        }
+    }
+
+    /// Every invalid value, each with its key.
+    fn problems(&self) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        let mut check = |ok: bool, key: &str, message: &str| {
+            if !ok {
+                problems.push(Problem {
+                    key: key.into(),
+                    message: message.into(),
+                });
+            }
+        };
+        check(
+            !self.stages.is_empty(),
+            "stages",
+            "needs at least one stage",
+        );
+        check(
+            self.stages.windows(2).all(|w| w[0] < w[1]),
+            "stages",
+            "must be in dataflow order (crawl, filter, fetch, write) without repeats",
+        );
+        check(
+            self.bus.partitions >= 1,
+            "bus.partitions",
+            "must be at least 1",
+        );
+        check(self.bus.capacity >= 1, "bus.capacity", "must be at least 1");
+        check(
+            self.bus.kind != BusKind::Kafka
+                || self.bus.brokers.as_deref().is_some_and(|b| !b.is_empty()),
+            "bus.brokers",
+            "is required when bus.kind = \"kafka\"",
+        );
+        check(
+            self.bus.replication_factor >= 1,
+            "bus.replication_factor",
+            "must be at least 1",
+        );
+        check(
+            !self.bus.group_prefix.is_empty(),
+            "bus.group_prefix",
+            "must not be empty",
+        );
+        check(
+            self.runtime.batch_size >= 1,
+            "runtime.batch_size",
+            "must be at least 1",
+        );
+        check(
+            self.http.concurrency >= 1,
+            "http.concurrency",
+            "must be at least 1",
+        );
+        check(
+            !self.http.user_agent.trim().is_empty(),
+            "http.user_agent",
+            "must not be empty",
+        );
+        if self.stages.contains(&StageName::Crawl) {
+            check(
+                !self.crawl.seeds.is_empty() || self.crawl.seeds_file.is_some(),
+                "crawl.seeds",
+                "the crawl stage needs seeds (crawl.seeds or crawl.seeds_file)",
+            );
+        }
+        for seed in &self.crawl.seeds {
+            let resolved = seed.replace("{sample_site}", "http://127.0.0.1:1");
+            let ok =
+                url::Url::parse(&resolved).is_ok_and(|u| matches!(u.scheme(), "http" | "https"));
+            check(
+                ok,
+                "crawl.seeds",
+                &format!("`{seed}` is not an http(s) URL"),
+            );
+        }
+        if self.crawl.seeds.iter().any(|s| s.contains("{sample_site}")) {
+            check(
+                self.sample_site.is_some(),
+                "crawl.seeds",
+                "uses {sample_site} but there is no [sample_site] table",
+            );
+        }
+        check(
+            self.filter.min_words <= self.filter.max_words,
+            "filter.min_words",
+            "must not exceed filter.max_words",
+        );
+        check(
+            self.fetch.max_side >= 16,
+            "fetch.max_side",
+            "must be at least 16",
+        );
+        check(
+            (1..=100).contains(&self.fetch.jpeg_quality),
+            "fetch.jpeg_quality",
+            "must be between 1 and 100",
+        );
+        check(
+            self.fetch.max_aspect == 0.0 || self.fetch.max_aspect >= 1.0,
+            "fetch.max_aspect",
+            "must be 0 (no limit) or at least 1",
+        );
+        check(
+            self.fetch.max_pixels >= 1,
+            "fetch.max_pixels",
+            "must be at least 1",
+        );
+        check(
+            self.write.max_records >= 1,
+            "write.max_records",
+            "must be at least 1",
+        );
+        check(
+            self.write.max_bytes >= 1024,
+            "write.max_bytes",
+            "must be at least 1024",
+        );
+        check(
+            self.write.dedup_window >= 1,
+            "write.dedup_window",
+            "must be at least 1",
+        );
+        if let Err(e) = crate::writer::store::parse_output(&self.write.output) {
+            check(false, "write.output", &e.to_string());
+        }
+        if let Some(site) = &self.sample_site {
+            check(
+                site.listen.ip().is_loopback(),
+                "sample_site.listen",
+                "must be a loopback address",
+            );
+        }
+        problems
+    }
+
+    /// The topic name for `base` with the configured prefix.
+    pub fn topic(&self, base: &str) -> String {
+        format!("{}{}", self.topics.prefix, base)
+    }
+
+    /// The topic `stage` reads: the crawl stage reads the frontier, every other stage reads the
+    /// output of the stage before it in `stages`.
+    pub fn input_topic(&self, stage: StageName) -> Option<String> {
+        if stage == StageName::Crawl {
+            return Some(self.topic("frontier"));
+        }
+        let index = self.stages.iter().position(|s| *s == stage)?;
+        let previous = index.checked_sub(1).map(|i| self.stages[i])?;
+        Some(self.topic(previous.output_topic()))
+    }
+
+    /// Every topic the pipeline uses.
+    pub fn all_topics(&self) -> Vec<String> {
+        let mut topics = vec![
+            self.topic("frontier"),
+            self.topic("rejects"),
+            self.topic("dead_letter"),
+        ];
+        for stage in &self.stages {
+            topics.push(self.topic(stage.output_topic()));
+        }
+        topics.sort();
+        topics.dedup();
+        topics
+    }
+
+    /// Consumer group id of `stage`.
+    pub fn group(&self, stage: StageName) -> String {
+        format!("{}-{}", self.bus.group_prefix, stage)
+    }
+
+    /// Seed URLs from `crawl.seeds` and `crawl.seeds_file`, with `{sample_site}` replaced.
+    pub fn seeds(&self, sample_site: Option<&str>) -> Result<Vec<String>, ConfigError> {
+        let mut seeds: Vec<String> = self.crawl.seeds.clone();
+        if let Some(file) = &self.crawl.seeds_file {
+            let text = std::fs::read_to_string(file).map_err(|source| ConfigError::Read {
+                path: file.clone(),
+                source,
+            })?;
+            seeds.extend(
+                text.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .map(String::from),
+            );
+        }
+        if let Some(base) = sample_site {
+            for seed in &mut seeds {
+                *seed = seed.replace("{sample_site}", base.trim_end_matches('/'));
+            }
+        }
+        Ok(seeds)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+stages = ["crawl", "filter", "fetch", "write"]
+[bus]
+kind = "embedded"
+[crawl]
+seeds = ["http://example.com/"]
+[write]
+output = "memory://"
+"#;
+
+    fn parse(text: &str) -> Result<Pipeline, ConfigError> {
+        Pipeline::parse(text, Path::new("test.toml"))
+    }
+
+    #[test]
+    fn minimal_pipeline_gets_defaults() {
+        let p = parse(MINIMAL).unwrap();
+        assert_eq!(p.bus.partitions, 4);
+        assert_eq!(p.filter.min_words, 3);
+        assert_eq!(p.filter.max_words, 256);
+        assert_eq!(p.input_topic(StageName::Write).unwrap(), "pairs");
+        assert_eq!(p.input_topic(StageName::Filter).unwrap(), "candidates");
+        assert_eq!(p.group(StageName::Fetch), "altflow-fetch");
+    }
+
+    #[test]
+    fn unknown_key_is_named_with_the_file() {
+        let text = MINIMAL.replace("[write]", "[write]\nmax_recrods = 5");
+        let err = parse(&text).unwrap_err().to_string();
+        assert!(err.contains("test.toml"), "{err}");
+        assert!(err.contains("max_recrods"), "{err}");
+    }
+
+    #[test]
+    fn unknown_table_is_named() {
+        let err = parse(&format!("{MINIMAL}\n[fetcher]\nmax_side = 3\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("fetcher"), "{err}");
+    }
+
+    #[test]
+    fn every_bad_value_is_reported_with_its_key() {
+        let text = MINIMAL
+            .replace("kind = \"embedded\"", "kind = \"kafka\"\npartitions = 0")
+            .replace(
+                "output = \"memory://\"",
+                "output = \"ftp://x/y\"\nmax_records = 0",
+            );
+        let err = parse(&text).unwrap_err();
+        let ConfigError::Invalid { problems, .. } = &err else {
+            panic!("expected Invalid, got {err}");
+        };
+        let keys: Vec<&str> = problems.iter().map(|p| p.key.as_str()).collect();
+        for key in [
+            "bus.partitions",
+            "bus.brokers",
+            "write.max_records",
+            "write.output",
+        ] {
+            assert!(keys.contains(&key), "{key} missing from {keys:?}");
+        }
+    }
+
+    #[test]
+    fn stages_out_of_order_are_refused() {
+        let text = MINIMAL.replace(
+            r#"["crawl", "filter", "fetch", "write"]"#,
+            r#"["fetch", "crawl"]"#,
+        );
+        assert!(parse(&text).unwrap_err().to_string().contains("`stages`"));
+    }
+
+    #[test]
+    fn duration_and_network_values_parse() {
+        let text = format!(
+            "{MINIMAL}\n[http]\ntimeout = \"1500ms\"\nallow_networks = [\"127.0.0.0/8\", \"::1/128\"]\n"
+        );
+        let p = parse(&text).unwrap();
+        assert_eq!(p.http.timeout, Duration::from_millis(1500));
+        assert_eq!(p.http.allow_networks.len(), 2);
+    }
+
+    #[test]
+    fn sample_site_placeholder_needs_the_table() {
+        let text = MINIMAL.replace("http://example.com/", "{sample_site}/index.html");
+        assert!(
+            parse(&text)
+                .unwrap_err()
+                .to_string()
+                .contains("sample_site")
+        );
+    }
+}

@@ -1,0 +1,412 @@
+//! The HTTP client shared by crawl and fetch: timeouts, size limits, redirects, and the SSRF guard.
+//!
+//! The guard decides on resolved addresses, not on host names: every name is resolved by
+//! [`GuardedResolver`], which drops private, loopback, link-local (cloud metadata at 169.254.169.254
+//! included), CGNAT, multicast, unspecified and other non-public addresses unless `http.allow_networks`
+//! lists them. URLs with an IP literal bypass DNS, so they are checked before the request and at every
+//! redirect hop. A refused URL never opens a connection.
+
+use std::error::Error as StdError;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+use futures::StreamExt;
+use ipnet::IpNet;
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use url::Url;
+
+use crate::config::HttpConfig;
+use crate::reason::Reason;
+
+/// Most redirects followed for one request.
+pub const MAX_REDIRECTS: usize = 5;
+
+/// Errors building the client.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot build HTTP client: {0}")]
+pub struct HttpError(#[from] reqwest::Error);
+
+/// A failed download, with the reason code it maps to.
+#[derive(Debug, thiserror::Error)]
+#[error("{reason}: {detail}")]
+pub struct FetchError {
+    /// Reason code for rejections and metrics.
+    pub reason: Reason,
+    /// What happened, for humans.
+    pub detail: String,
+}
+
+impl FetchError {
+    fn new(reason: Reason, detail: impl Into<String>) -> Self {
+        Self {
+            reason,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// A successful download.
+#[derive(Debug)]
+pub struct Fetched {
+    /// The URL after redirects.
+    pub final_url: Url,
+    /// The `Content-Type` header, if any.
+    pub content_type: Option<String>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+/// Which addresses the crawler may connect to.
+#[derive(Clone, Debug, Default)]
+pub struct AddressGuard {
+    allow: Vec<IpNet>,
+}
+
+impl AddressGuard {
+    /// A guard that also permits the networks in `allow`.
+    pub fn new(allow: Vec<IpNet>) -> Self {
+        Self { allow }
+    }
+
+    /// Whether a connection to `ip` is allowed.
+    pub fn permits(&self, ip: IpAddr) -> bool {
+        is_public(ip) || self.allow.iter().any(|net| net.contains(&ip))
+    }
+}
+
+/// Whether `ip` is a globally routable unicast address.
+pub fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => is_public_v4(v4),
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public_v4(v4);
+            }
+            let segments = v6.segments();
+            let embedded_v4 = || {
+                let o = v6.octets();
+                Ipv4Addr::new(o[12], o[13], o[14], o[15])
+            };
+            // NAT64 (64:ff9b::/96) reaches the embedded IPv4 address: judge that one.
+            if segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+                return is_public_v4(embedded_v4());
+            }
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (segments[0] & 0xfe00) == 0xfc00 // unique local fc00::/7
+                || (segments[0] & 0xffc0) == 0xfe80 // link-local fe80::/10
+                || (segments[0] & 0xffc0) == 0xfec0 // deprecated site-local fec0::/10
+                || (segments[0] == 0x2001 && segments[1] == 0x0db8) // documentation
+                || segments[..6] == [0, 0, 0, 0, 0, 0]) // IPv4-compatible (deprecated)
+        }
+    }
+}
+
+fn is_public_v4(ip: Ipv4Addr) -> bool {
+    let o = ip.octets();
+    !(ip.is_private()
+        || ip.is_loopback()
+        || ip.is_link_local()
+        || ip.is_broadcast()
+        || ip.is_unspecified()
+        || ip.is_multicast()
+        || ip.is_documentation()
+        || o[0] == 0 // "this network" 0.0.0.0/8
+        || (o[0] == 100 && (o[1] & 0xc0) == 64) // CGNAT 100.64.0.0/10
+        || (o[0] == 192 && o[1] == 0 && o[2] == 0) // IETF protocol assignments
+        || (o[0] == 198 && (o[1] & 0xfe) == 18) // benchmarking 198.18.0.0/15
+        || o[0] >= 240) // reserved 240.0.0.0/4
+}
+
+/// Marks an error as a refusal by the guard, so it can be told apart from network failures.
+#[derive(Debug, thiserror::Error)]
+#[error("address {0} is not public and not allowlisted")]
+pub struct Blocked(pub IpAddr);
+
+/// Resolves names with the system resolver and removes addresses the guard refuses.
+pub struct GuardedResolver {
+    guard: AddressGuard,
+}
+
+impl Resolve for GuardedResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let guard = self.guard.clone();
+        let host = name.as_str().to_string();
+        Box::pin(async move {
+            let resolved: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let allowed = filter_addresses(&guard, &resolved)?;
+            Ok(Box::new(allowed.into_iter()) as Addrs)
+        })
+    }
+}
+
+/// Keeps the addresses `guard` permits; an error naming one refused address if none is left.
+pub fn filter_addresses(
+    guard: &AddressGuard,
+    resolved: &[SocketAddr],
+) -> Result<Vec<SocketAddr>, Box<dyn StdError + Send + Sync>> {
+    let allowed: Vec<SocketAddr> = resolved
+        .iter()
+        .copied()
+        .filter(|a| guard.permits(a.ip()))
+        .collect();
+    match (allowed.is_empty(), resolved.first()) {
+        (false, _) => Ok(allowed),
+        (true, Some(first)) => Err(Box::new(Blocked(first.ip()))),
+        (true, None) => Err("no addresses".into()),
+    }
+}
+
+/// Checks a URL before any connection: scheme, and the address when the host is an IP literal.
+pub fn check_url(guard: &AddressGuard, url: &Url) -> Result<(), FetchError> {
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(FetchError::new(
+            Reason::BadUrl,
+            format!("scheme `{}` is not http(s)", url.scheme()),
+        ));
+    }
+    let ip = match url.host() {
+        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
+        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip),
+        Some(url::Host::Domain(_)) => return Ok(()),
+        None => return Err(FetchError::new(Reason::BadUrl, "URL has no host")),
+    };
+    if guard.permits(ip) {
+        Ok(())
+    } else {
+        Err(FetchError::new(
+            Reason::BlockedAddress,
+            Blocked(ip).to_string(),
+        ))
+    }
+}
+
+/// The guarded HTTP client.
+#[derive(Clone)]
+pub struct HttpClient {
+    client: reqwest::Client,
+    guard: AddressGuard,
+}
+
+impl HttpClient {
+    /// A client with the limits and allowlist of `config`.
+    pub fn new(config: &HttpConfig) -> Result<Self, HttpError> {
+        let guard = AddressGuard::new(config.allow_networks.clone());
+        let redirect_guard = guard.clone();
+        let policy = reqwest::redirect::Policy::custom(move |attempt| {
+            if attempt.previous().len() >= MAX_REDIRECTS {
+                attempt.error(TooManyRedirects)
+            } else if let Err(e) = check_url(&redirect_guard, attempt.url()) {
+                attempt.error(e)
+            } else {
+                attempt.follow()
+            }
+        });
+        let client = reqwest::Client::builder()
+            .user_agent(&config.user_agent)
+            .connect_timeout(config.connect_timeout)
+            .timeout(config.timeout)
+            .redirect(policy)
+            // A proxy would connect on our behalf and bypass the address guard.
+            .no_proxy()
+            .dns_resolver(Arc::new(GuardedResolver {
+                guard: guard.clone(),
+            }))
+            .build()?;
+        Ok(Self { client, guard })
+    }
+
+    /// Downloads `url`, reading at most `max_bytes` of body.
+    pub async fn get(&self, url: &str, max_bytes: usize) -> Result<Fetched, FetchError> {
+        let url = Url::parse(url).map_err(|e| FetchError::new(Reason::BadUrl, e.to_string()))?;
+        check_url(&self.guard, &url)?;
+        let response = self
+            .client
+            .get(url.clone())
+            .send()
+            .await
+            .map_err(classify)?;
+        let status = response.status();
+        if status.is_client_error() {
+            return Err(FetchError::new(Reason::Http4xx, status.to_string()));
+        }
+        if status.is_server_error() {
+            return Err(FetchError::new(Reason::Http5xx, status.to_string()));
+        }
+        if !status.is_success() {
+            return Err(FetchError::new(
+                Reason::Network,
+                format!("unexpected status {status}"),
+            ));
+        }
+        if response
+            .content_length()
+            .is_some_and(|len| len > max_bytes as u64)
+        {
+            return Err(FetchError::new(
+                Reason::TooLarge,
+                format!("Content-Length above {max_bytes} bytes"),
+            ));
+        }
+        let final_url = response.url().clone();
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        // Read in chunks and stop at the limit: a server may lie about, or omit, the length.
+        let mut body = Vec::new();
+        let mut stream = response.bytes_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(classify)?;
+            if body.len() + chunk.len() > max_bytes {
+                return Err(FetchError::new(
+                    Reason::TooLarge,
+                    format!("body above {max_bytes} bytes"),
+                ));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(Fetched {
+            final_url,
+            content_type,
+            body,
+        })
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("more than {MAX_REDIRECTS} redirects")]
+struct TooManyRedirects;
+
+/// Maps a client error to a reason code by looking through its causes.
+fn classify(error: reqwest::Error) -> FetchError {
+    let mut source: Option<&(dyn StdError + 'static)> = Some(&error);
+    while let Some(e) = source {
+        if let Some(blocked) = e.downcast_ref::<Blocked>() {
+            return FetchError::new(Reason::BlockedAddress, blocked.to_string());
+        }
+        if let Some(refused) = e.downcast_ref::<FetchError>() {
+            return FetchError::new(refused.reason, refused.detail.clone());
+        }
+        if e.downcast_ref::<TooManyRedirects>().is_some() {
+            return FetchError::new(Reason::Redirects, e.to_string());
+        }
+        if let Some(io) = e.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::NotFound
+        {
+            return FetchError::new(Reason::Dns, io.to_string());
+        }
+        source = e.source();
+    }
+    let detail = format!("{error:#}");
+    let reason = if error.is_timeout() {
+        Reason::Timeout
+    } else if error.is_redirect() {
+        Reason::Redirects
+    } else if error.is_connect() {
+        if detail.contains("dns") || detail.contains("failed to lookup") {
+            Reason::Dns
+        } else {
+            Reason::Connect
+        }
+    } else {
+        Reason::Network
+    };
+    FetchError::new(reason, detail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn non_public_addresses_are_refused() {
+        for s in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "224.0.0.1",
+            "255.255.255.255",
+            "::1",
+            "::",
+            "fe80::1",
+            "fd00::1",
+            "ff02::1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.0.0.1",
+            "64:ff9b::a9fe:a9fe",
+        ] {
+            assert!(!is_public(ip(s)), "{s} should be refused");
+        }
+        for s in [
+            "93.184.216.34",
+            "8.8.8.8",
+            "2606:4700:4700::1111",
+            "::ffff:8.8.8.8",
+        ] {
+            assert!(is_public(ip(s)), "{s} should be allowed");
+        }
+    }
+
+    #[test]
+    fn allowlist_opens_only_its_networks() {
+        let guard = AddressGuard::new(vec!["127.0.0.0/8".parse().unwrap()]);
+        assert!(guard.permits(ip("127.0.0.1")));
+        assert!(!guard.permits(ip("10.0.0.1")));
+        assert!(!guard.permits(ip("169.254.169.254")));
+    }
+
+    #[test]
+    fn resolver_filter_drops_refused_addresses() {
+        // A fake resolution: one public and one private answer for the same name.
+        let guard = AddressGuard::default();
+        let answers = [
+            SocketAddr::new(ip("10.0.0.5"), 0),
+            SocketAddr::new(ip("93.184.216.34"), 0),
+        ];
+        assert_eq!(
+            filter_addresses(&guard, &answers).unwrap(),
+            vec![answers[1]]
+        );
+        let err = filter_addresses(&guard, &answers[..1]).unwrap_err();
+        assert!(err.downcast_ref::<Blocked>().is_some());
+    }
+
+    #[test]
+    fn literal_addresses_and_schemes_are_checked_before_connecting() {
+        let guard = AddressGuard::default();
+        let check = |u: &str| check_url(&guard, &Url::parse(u).unwrap()).map_err(|e| e.reason);
+        assert_eq!(
+            check("http://169.254.169.254/latest/meta-data/"),
+            Err(Reason::BlockedAddress)
+        );
+        assert_eq!(check("http://[::1]:8080/"), Err(Reason::BlockedAddress));
+        assert_eq!(check("http://2130706433/"), Err(Reason::BlockedAddress)); // 127.0.0.1 in decimal
+        assert_eq!(check("ftp://example.com/x"), Err(Reason::BadUrl));
+        assert_eq!(check("https://example.com/x.jpg"), Ok(()));
+    }
+
+    #[tokio::test]
+    async fn refused_url_fails_without_a_connection() {
+        // Bind a listener and never accept: if the client connected, the test would time out
+        // instead of failing fast with blocked_address.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/", listener.local_addr().unwrap());
+        let client = HttpClient::new(&HttpConfig::default()).unwrap();
+        let err = client.get(&url, 1024).await.unwrap_err();
+        assert_eq!(err.reason, Reason::BlockedAddress);
+        listener.set_nonblocking(true).unwrap();
+        assert!(listener.accept().is_err(), "a connection was made");
+    }
+}

@@ -1,0 +1,25 @@
+//! altflow: a streaming dataflow job that turns a web crawl into vision-language training data.
+//!
+//! Stages (crawl → filter → fetch → write) are independent consumers and producers on a [`bus`]:
+//! in one process on the embedded bus, or as separate processes on a Kafka-protocol broker. The
+//! [`writer`] produces WebDataset tar shards and Parquet indexes in object storage.
+//!
+//! Where to look: the stage trait and its runner in [`stage`], the bus interface and backends in
+//! [`bus`], records in [`record`], the stages in [`stages`] and [`writer`], pipeline files in
+//! [`config`], how a run is assembled in [`app`].
+
+#![warn(missing_docs)]
+
+pub mod app;
+pub mod bus;
+pub mod config;
+pub mod dedup;
+pub mod html;
+pub mod http;
+pub mod metrics;
+pub mod reason;
+pub mod record;
+pub mod serve;
+pub mod stage;
+pub mod stages;
+pub mod writer;

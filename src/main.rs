@@ -1,0 +1,236 @@
+//! The `altflow` command line.
+
+use std::io::IsTerminal;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand};
+
+use altflow::app::{self, RunOptions};
+use altflow::config::{Pipeline, StageName};
+use altflow::writer::store::Store;
+use altflow::writer::tar;
+use object_store::ObjectStoreExt;
+
+/// Turn a web crawl into vision-language training data: image–text pairs, filtered and written as
+/// WebDataset shards (tar) with Parquet indexes to a directory or object store.
+///
+/// Start with `altflow run pipelines/local.toml`: it serves a small bundled website on 127.0.0.1,
+/// crawls it, and writes shards under ./out. Read them with `altflow inspect out/<shard>.tar`.
+#[derive(Parser)]
+#[command(name = "altflow", version, about, long_about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run every stage of a pipeline in this process (the embedded bus needs no services).
+    ///
+    /// With the embedded bus the run ends when all input is processed and prints a funnel: how many
+    /// records entered and left each stage, and why the rest were rejected.
+    Run {
+        /// Pipeline file, e.g. pipelines/local.toml.
+        pipeline: PathBuf,
+        /// Keep running after the input is exhausted (streaming); stop with Ctrl-C.
+        #[arg(long)]
+        follow: bool,
+    },
+    /// Run one stage of a Kafka pipeline: the unit you deploy and scale (start more copies of the
+    /// same stage to split its partitions).
+    Stage {
+        /// One of: crawl, filter, fetch, write.
+        name: StageName,
+        /// Pipeline file with bus.kind = "kafka".
+        #[arg(long)]
+        pipeline: PathBuf,
+    },
+    /// Manage the pipeline's topics on its bus.
+    Topics {
+        #[command(subcommand)]
+        command: TopicsCommand,
+    },
+    /// Publish the pipeline's seed URLs to the frontier topic (a Kafka run's first step).
+    Seed {
+        /// Pipeline file.
+        #[arg(long)]
+        pipeline: PathBuf,
+    },
+    /// Serve the pipeline's sample site on its fixed address until stopped (for Kafka runs).
+    ServeSite {
+        /// Pipeline file with a [sample_site] table.
+        #[arg(long)]
+        pipeline: PathBuf,
+    },
+    /// Print the samples of a shard: key, caption, image size, metadata.
+    Inspect {
+        /// Shard URL or path, e.g. out/shard-p0000-o000000000000.tar or s3://bucket/x.tar.
+        shard: String,
+        /// Print at most this many samples.
+        #[arg(long, default_value_t = usize::MAX)]
+        limit: usize,
+        /// One JSON object per line instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a pipeline file without running it; every problem is reported with its key.
+    Validate {
+        /// Pipeline file.
+        pipeline: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum TopicsCommand {
+    /// Create every topic the pipeline uses (existing topics are left alone).
+    Create {
+        /// Pipeline file.
+        #[arg(long)]
+        pipeline: PathBuf,
+    },
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    // A progress bar replaces routine log lines on a terminal; elsewhere the log is the progress.
+    let quiet_default =
+        matches!(cli.command, Command::Run { .. }) && std::io::stderr().is_terminal();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(if quiet_default { "warn" } else { "info" })
+    });
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(dispatch(cli.command))
+}
+
+async fn dispatch(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Run { pipeline, follow } => {
+            let pipeline = Pipeline::load(&pipeline)?;
+            let funnel = app::run_all(&pipeline, RunOptions { follow }).await?;
+            println!("{funnel}");
+        }
+        Command::Stage { name, pipeline } => {
+            let pipeline = Pipeline::load(&pipeline)?;
+            app::run_one(&pipeline, name).await?;
+        }
+        Command::Topics {
+            command: TopicsCommand::Create { pipeline },
+        } => {
+            let pipeline = Pipeline::load(&pipeline)?;
+            let (bus, _) = app::open_bus(&pipeline);
+            for spec in app::create_topics(bus.as_ref(), &pipeline).await? {
+                println!("{} ({} partitions)", spec.name, spec.partitions);
+            }
+        }
+        Command::Seed { pipeline } => {
+            let pipeline = Pipeline::load(&pipeline)?;
+            let (bus, _) = app::open_bus(&pipeline);
+            let producer = bus.producer()?;
+            let count = app::seed(
+                producer.as_ref(),
+                &pipeline,
+                app::fixed_site_url(&pipeline).as_deref(),
+            )
+            .await?;
+            println!(
+                "published {count} seed(s) to {}",
+                pipeline.topic("frontier")
+            );
+        }
+        Command::ServeSite { pipeline } => {
+            let pipeline = Pipeline::load(&pipeline)?;
+            let Some(site) = &pipeline.sample_site else {
+                bail!("the pipeline has no [sample_site] table");
+            };
+            let addr: SocketAddr = altflow::serve::serve_dir(site.dir.clone(), site.listen)
+                .await
+                .with_context(|| format!("serving {} on {}", site.dir.display(), site.listen))?;
+            eprintln!(
+                "serving {} at http://{addr}/ (Ctrl-C stops)",
+                site.dir.display()
+            );
+            app::shutdown_signal().await;
+        }
+        Command::Inspect { shard, limit, json } => inspect(&shard, limit, json).await?,
+        Command::Validate { pipeline: path } => {
+            let pipeline = Pipeline::load(&path)?;
+            let stages: Vec<&str> = pipeline.stages.iter().map(|s| s.as_str()).collect();
+            println!(
+                "{}: ok ({:?} bus, stages: {}, output: {})",
+                path.display(),
+                pipeline.bus.kind,
+                stages.join(" → "),
+                pipeline.write.output
+            );
+        }
+    }
+    Ok(())
+}
+
+async fn inspect(shard: &str, limit: usize, json: bool) -> anyhow::Result<()> {
+    let (store, path) = Store::open_object(shard)?;
+    let bytes = store
+        .inner
+        .get(&path)
+        .await
+        .with_context(|| format!("reading {shard}"))?
+        .bytes()
+        .await
+        .with_context(|| format!("reading {shard}"))?;
+    let members = tar::read_members(&bytes).with_context(|| format!("reading {shard}"))?;
+    let mut samples: std::collections::BTreeMap<String, Vec<&tar::Member>> = Default::default();
+    let mut order = Vec::new();
+    for member in &members {
+        let Some((key, _)) = member.name.split_once('.') else {
+            continue;
+        };
+        if !samples.contains_key(key) {
+            order.push(key.to_string());
+        }
+        samples.entry(key.to_string()).or_default().push(member);
+    }
+    for key in order.iter().take(limit) {
+        let parts = &samples[key];
+        let find = |ext: &str| {
+            parts
+                .iter()
+                .find(|m| m.name.ends_with(ext))
+                .map(|m| &m.data)
+        };
+        let caption = find(".txt")
+            .map(|d| String::from_utf8_lossy(d).into_owned())
+            .unwrap_or_default();
+        let meta: serde_json::Value = find(".json")
+            .and_then(|d| serde_json::from_slice(d).ok())
+            .unwrap_or(serde_json::Value::Null);
+        let jpg = find(".jpg").map(|d| d.len()).unwrap_or(0);
+        if json {
+            println!(
+                "{}",
+                serde_json::json!({"key": key, "caption": caption, "jpg_bytes": jpg, "meta": meta})
+            );
+        } else {
+            println!(
+                "{key}  {}x{} jpg {jpg} B  {:?}\n    from {}",
+                meta["width"],
+                meta["height"],
+                caption,
+                meta["image_url"].as_str().unwrap_or("?")
+            );
+        }
+    }
+    if !json {
+        println!("{} sample(s) in {shard}", order.len());
+    }
+    Ok(())
+}

@@ -1,0 +1,234 @@
+//! Every metric altflow exports, in one place.
+//!
+//! Stage code never touches Prometheus directly: it records through a [`StageMetrics`] handle, which
+//! counts into the process-wide registry served at `/metrics` and read back for the run's funnel
+//! summary. Labels are bounded: stage names, reason codes, error kinds and partition numbers, never URLs.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use prometheus::{
+    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGaugeVec, Opts,
+    Registry, TextEncoder,
+};
+
+struct Metrics {
+    registry: Registry,
+    records_in: IntCounterVec,
+    records_out: IntCounterVec,
+    rejected: IntCounterVec,
+    errors: IntCounterVec,
+    processing: HistogramVec,
+    lag: IntGaugeVec,
+    shards: IntCounter,
+    shard_bytes: IntCounter,
+}
+
+fn metrics() -> &'static Metrics {
+    static METRICS: OnceLock<Metrics> = OnceLock::new();
+    METRICS.get_or_init(|| {
+        let registry = Registry::new_custom(Some("altflow".into()), None).expect("valid prefix");
+        let counter = |name: &str, help: &str, labels: &[&str]| {
+            let c = IntCounterVec::new(Opts::new(name, help), labels).expect("valid metric");
+            registry
+                .register(Box::new(c.clone()))
+                .expect("unique metric");
+            c
+        };
+        let records_in = counter("records_in_total", "Records a stage read.", &["stage"]);
+        let records_out = counter(
+            "records_out_total",
+            "Records a stage produced to its output topic.",
+            &["stage"],
+        );
+        let rejected = counter(
+            "rejected_total",
+            "Records a stage rejected, by reason code.",
+            &["stage", "reason"],
+        );
+        let errors = counter(
+            "errors_total",
+            "Errors a stage met, by kind (decode, produce, commit, process).",
+            &["stage", "kind"],
+        );
+        let processing = HistogramVec::new(
+            HistogramOpts::new(
+                "batch_processing_seconds",
+                "Time a stage spent processing one batch, producing included.",
+            )
+            .buckets(prometheus::exponential_buckets(0.000_5, 2.0, 16).expect("valid buckets")),
+            &["stage"],
+        )
+        .expect("valid metric");
+        registry
+            .register(Box::new(processing.clone()))
+            .expect("unique metric");
+        let lag = IntGaugeVec::new(
+            Opts::new(
+                "consumer_lag",
+                "Messages not yet read, per input partition.",
+            ),
+            &["stage", "topic", "partition"],
+        )
+        .expect("valid metric");
+        registry
+            .register(Box::new(lag.clone()))
+            .expect("unique metric");
+        let plain = |name: &str, help: &str| {
+            let c = IntCounter::new(name, help).expect("valid metric");
+            registry
+                .register(Box::new(c.clone()))
+                .expect("unique metric");
+            c
+        };
+        let shards = plain(
+            "shards_written_total",
+            "Shards written to the object store.",
+        );
+        let shard_bytes = plain("shard_bytes_written_total", "Bytes of tar shards written.");
+        Metrics {
+            registry,
+            records_in,
+            records_out,
+            rejected,
+            errors,
+            processing,
+            lag,
+            shards,
+            shard_bytes,
+        }
+    })
+}
+
+/// The metrics of one stage.
+#[derive(Clone)]
+pub struct StageMetrics {
+    stage: &'static str,
+    records_in: IntCounter,
+    records_out: IntCounter,
+    processing: Histogram,
+}
+
+impl StageMetrics {
+    /// The handle for `stage`.
+    pub fn new(stage: &'static str) -> Self {
+        let m = metrics();
+        Self {
+            stage,
+            records_in: m.records_in.with_label_values(&[stage]),
+            records_out: m.records_out.with_label_values(&[stage]),
+            processing: m.processing.with_label_values(&[stage]),
+        }
+    }
+
+    /// `n` records read.
+    pub fn records_in(&self, n: usize) {
+        self.records_in.inc_by(n as u64);
+    }
+
+    /// `n` records produced to the main output.
+    pub fn records_out(&self, n: usize) {
+        self.records_out.inc_by(n as u64);
+    }
+
+    /// One record rejected for `reason`.
+    pub fn rejected(&self, reason: &str) {
+        metrics()
+            .rejected
+            .with_label_values(&[self.stage, reason])
+            .inc();
+    }
+
+    /// One error of `kind`.
+    pub fn error(&self, kind: &'static str) {
+        metrics()
+            .errors
+            .with_label_values(&[self.stage, kind])
+            .inc();
+    }
+
+    /// Time spent on one batch.
+    pub fn batch_time(&self, elapsed: Duration) {
+        self.processing.observe(elapsed.as_secs_f64());
+    }
+
+    /// Lag of one input partition.
+    pub fn lag(&self, topic: &str, partition: i32, lag: i64) {
+        metrics()
+            .lag
+            .with_label_values(&[self.stage, topic, &partition.to_string()])
+            .set(lag);
+    }
+}
+
+impl StageMetrics {
+    /// One shard of `bytes` written.
+    pub fn shard_written(&self, bytes: u64) {
+        metrics().shards.inc();
+        metrics().shard_bytes.inc_by(bytes);
+    }
+}
+
+/// Shards and tar bytes written so far in this process.
+pub fn shards_written() -> (u64, u64) {
+    (metrics().shards.get(), metrics().shard_bytes.get())
+}
+
+/// The Prometheus text exposition of every metric.
+pub fn render() -> String {
+    let mut out = Vec::new();
+    TextEncoder::new()
+        .encode(&metrics().registry.gather(), &mut out)
+        .expect("text encoding cannot fail");
+    String::from_utf8(out).expect("text exposition is UTF-8")
+}
+
+/// What one stage did, for the funnel summary.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StageTotals {
+    /// Records read.
+    pub records_in: u64,
+    /// Records produced to the main output.
+    pub records_out: u64,
+    /// Rejections by reason code.
+    pub rejected: BTreeMap<String, u64>,
+    /// Errors by kind.
+    pub errors: BTreeMap<String, u64>,
+}
+
+/// Totals of `stage` so far in this process.
+pub fn totals(stage: &str) -> StageTotals {
+    let m = metrics();
+    let mut totals = StageTotals {
+        records_in: m.records_in.with_label_values(&[stage]).get(),
+        records_out: m.records_out.with_label_values(&[stage]).get(),
+        ..Default::default()
+    };
+    for family in m.registry.gather() {
+        let target = match family.name() {
+            "altflow_rejected_total" => &mut totals.rejected,
+            "altflow_errors_total" => &mut totals.errors,
+            _ => continue,
+        };
+        for metric in family.get_metric() {
+            let label = |name: &str| {
+                metric
+                    .get_label()
+                    .iter()
+                    .find(|l| l.name() == name)
+                    .map(|l| l.value().to_string())
+            };
+            if label("stage").as_deref() == Some(stage) {
+                let key = label("reason")
+                    .or_else(|| label("kind"))
+                    .unwrap_or_default();
+                let value = metric.get_counter().get_value() as u64;
+                if value > 0 {
+                    target.insert(key, value);
+                }
+            }
+        }
+    }
+    totals
+}

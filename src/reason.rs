@@ -1,0 +1,82 @@
+//! Reason codes: why a record left the pipeline. Every rejection carries one, and the funnel report and
+//! the Prometheus `rejected` counter are broken down by it. Codes are a closed set so that metric labels
+//! stay bounded.
+
+use std::fmt;
+
+/// Why a stage rejected a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Reason {
+    /// The host name did not resolve.
+    Dns,
+    /// The TCP or TLS connection could not be made.
+    Connect,
+    /// The server did not answer within the configured time.
+    Timeout,
+    /// The server answered 4xx.
+    Http4xx,
+    /// The server answered 5xx.
+    Http5xx,
+    /// Too many redirects.
+    Redirects,
+    /// The address is private, loopback or link-local and not allowlisted.
+    BlockedAddress,
+    /// The URL is not http(s) or cannot be parsed.
+    BadUrl,
+    /// The body exceeded the configured size.
+    TooLarge,
+    /// The bytes are not a supported image format.
+    NotImage,
+    /// The image could not be decoded.
+    DecodeError,
+    /// The image has more pixels than allowed (decompression bomb guard).
+    TooManyPixels,
+    /// The image's shorter side is below the minimum.
+    TooSmall,
+    /// The image's aspect ratio exceeds the maximum.
+    Aspect,
+    /// The text has fewer words than the minimum.
+    TooFewWords,
+    /// The text has more words than the maximum.
+    TooManyWords,
+    /// Any other network or protocol failure.
+    Network,
+    /// A sample reached the writer without an id or image.
+    Incomplete,
+    /// A sample with this id was already written.
+    Duplicate,
+}
+
+impl Reason {
+    /// The stable code used in records, metrics and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Dns => "dns",
+            Reason::Connect => "connect",
+            Reason::Timeout => "timeout",
+            Reason::Http4xx => "http_4xx",
+            Reason::Http5xx => "http_5xx",
+            Reason::Redirects => "redirects",
+            Reason::BlockedAddress => "blocked_address",
+            Reason::BadUrl => "bad_url",
+            Reason::TooLarge => "too_large",
+            Reason::NotImage => "not_image",
+            Reason::DecodeError => "decode_error",
+            Reason::TooManyPixels => "too_many_pixels",
+            Reason::TooSmall => "too_small",
+            Reason::Aspect => "aspect",
+            Reason::TooFewWords => "too_few_words",
+            Reason::TooManyWords => "too_many_words",
+            Reason::Network => "network",
+            Reason::Incomplete => "incomplete",
+            Reason::Duplicate => "duplicate",
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -1,0 +1,156 @@
+//! The stage trait and what a stage writes its results into.
+//!
+//! A stage is a plain object that turns a batch of decoded input records into output records and
+//! rejections. It does not know which bus it runs on, how offsets are committed or how it is
+//! stopped: the [`runner`] does poll → decode → process → produce → store offsets for every stage.
+
+pub mod runner;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+
+use crate::bus::OutMessage;
+use crate::metrics::StageMetrics;
+use crate::reason::Reason;
+use crate::record::{Record, Reject};
+
+/// Errors that stop a stage. Per-record problems are not errors: they are rejections.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StageError {
+    /// The bus failed.
+    #[error("bus: {0}")]
+    Bus(#[from] crate::bus::BusError),
+    /// The object store failed.
+    #[error("{0}")]
+    Store(#[from] crate::writer::store::StoreError),
+    /// Writing a shard failed.
+    #[error("writer: {0}")]
+    Writer(#[from] crate::writer::WriterError),
+    /// An HTTP client could not be built.
+    #[error("http client: {0}")]
+    Http(#[from] crate::http::HttpError),
+}
+
+/// One decoded input record and where it came from.
+#[derive(Debug, Clone)]
+pub struct Input<T> {
+    /// The record.
+    pub record: T,
+    /// Topic it was read from.
+    pub topic: Arc<str>,
+    /// Partition it was read from.
+    pub partition: i32,
+    /// Its offset.
+    pub offset: i64,
+}
+
+/// A stage of the pipeline.
+///
+/// Lifecycle: [`Stage::start`] once, then [`Stage::process`] per batch, [`Stage::tick`] after every
+/// poll (also when it returned nothing), [`Stage::revoked`] when partitions move to another member,
+/// and [`Stage::finish`] once at shutdown. Only `process` is required.
+#[async_trait]
+pub trait Stage: Send {
+    /// The record type the stage reads.
+    type Input: Record;
+
+    /// Prepares the stage (connections, models, state).
+    async fn start(&mut self) -> Result<(), StageError> {
+        Ok(())
+    }
+
+    /// Handles a batch, writing outputs and rejections into `out`.
+    async fn process(
+        &mut self,
+        batch: Vec<Input<Self::Input>>,
+        out: &mut Emitter,
+    ) -> Result<(), StageError>;
+
+    /// Called after every poll, so that time-based work (flushing an idle shard) happens.
+    async fn tick(&mut self, _out: &mut Emitter) -> Result<(), StageError> {
+        Ok(())
+    }
+
+    /// The earliest offset of `partition` whose effects the stage still holds in memory, if any.
+    /// The runner never commits past it, so that a crash replays what was not yet durable.
+    fn held_from(&self, _topic: &str, _partition: i32) -> Option<i64> {
+        None
+    }
+
+    /// Partitions were taken from this member: drop state kept for them.
+    async fn revoked(&mut self, _partitions: &[(Arc<str>, i32)]) {}
+
+    /// Called once at shutdown after the last batch: make held work durable.
+    async fn finish(&mut self, _out: &mut Emitter) -> Result<(), StageError> {
+        Ok(())
+    }
+}
+
+/// Collects what a stage produces for one batch; the runner sends it all and waits for the acks
+/// before storing input offsets.
+pub struct Emitter {
+    stage: &'static str,
+    rejects_topic: Arc<str>,
+    metrics: StageMetrics,
+    messages: Vec<OutMessage>,
+    outputs: usize,
+}
+
+impl Emitter {
+    /// An emitter for `stage`, sending rejections to `rejects_topic`.
+    pub fn new(stage: &'static str, rejects_topic: Arc<str>) -> Self {
+        Self {
+            stage,
+            rejects_topic,
+            metrics: StageMetrics::new(stage),
+            messages: Vec::new(),
+            outputs: 0,
+        }
+    }
+
+    /// Produces `record` to `topic`, keyed by `key` (same key, same partition).
+    pub fn emit<R: Record>(&mut self, topic: &Arc<str>, key: &str, record: &R) {
+        self.outputs += 1;
+        self.emit_side(topic, key, record);
+    }
+
+    /// Like [`Emitter::emit`] for a secondary output (new links, announcements) that the funnel does
+    /// not count as the stage's output.
+    pub fn emit_side<R: Record>(&mut self, topic: &Arc<str>, key: &str, record: &R) {
+        self.messages.push(OutMessage {
+            topic: topic.clone(),
+            key: Bytes::copy_from_slice(key.as_bytes()),
+            payload: Bytes::from(record.to_bytes()),
+        });
+    }
+
+    /// Counts `n` main outputs that are not messages (the writer's samples made durable).
+    pub fn count_outputs(&mut self, n: usize) {
+        self.outputs += n;
+    }
+
+    /// Rejects a record for `reason`, with a detail for humans.
+    pub fn reject(&mut self, reason: Reason, id: &str, url: &str, detail: impl Into<String>) {
+        self.metrics.rejected(reason.as_str());
+        let reject = Reject {
+            stage: self.stage.to_string(),
+            reason: reason.as_str().to_string(),
+            detail: detail.into(),
+            id: id.to_string(),
+            url: url.to_string(),
+        };
+        let topic = self.rejects_topic.clone();
+        self.emit_side(&topic, id, &reject);
+    }
+
+    /// Takes the collected messages and the count of main outputs among them.
+    pub(crate) fn take(&mut self) -> (Vec<OutMessage>, usize) {
+        (
+            std::mem::take(&mut self.messages),
+            std::mem::take(&mut self.outputs),
+        )
+    }
+}

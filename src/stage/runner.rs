@@ -1,0 +1,184 @@
+//! The one loop every stage runs in: poll → decode → process → produce → store offsets.
+//!
+//! Offsets are stored only after everything the batch produced is acknowledged by the bus, and never
+//! past what the stage still holds in memory ([`Stage::held_from`]), so a crash at any point replays
+//! unfinished work instead of losing it. Undecodable messages go to the dead-letter topic whole and
+//! the stage goes on. On shutdown the runner stops polling, finishes the batch in hand, lets the stage
+//! flush, stores and commits offsets, and leaves the group.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+use super::{Emitter, Input, Stage, StageError};
+use crate::bus::{Consumer, Producer};
+use crate::metrics::StageMetrics;
+use crate::record::{DeadLetter, Record};
+
+/// How often consumer lag is exported.
+const LAG_INTERVAL: Duration = Duration::from_secs(5);
+
+/// Where a stage reads and writes, and how it batches.
+#[derive(Clone)]
+pub struct RunnerSettings {
+    /// Stage name, for metrics, logs and rejections.
+    pub stage: &'static str,
+    /// Topic rejections go to.
+    pub rejects_topic: Arc<str>,
+    /// Topic undecodable messages go to.
+    pub dead_letter_topic: Arc<str>,
+    /// Most records per batch.
+    pub batch_size: usize,
+    /// Longest wait for input before ticking.
+    pub poll_timeout: Duration,
+}
+
+/// Per input partition: the offset after the last message processed, and the offset last stored.
+#[derive(Default)]
+struct Progress {
+    processed: i64,
+    stored: i64,
+}
+
+/// Runs `stage` on `consumer` until `shutdown` turns true, then drains and leaves the group.
+pub async fn run_stage<S: Stage>(
+    mut stage: S,
+    mut consumer: Box<dyn Consumer>,
+    producer: Arc<dyn Producer>,
+    settings: RunnerSettings,
+    mut shutdown: watch::Receiver<bool>,
+) -> Result<(), StageError> {
+    let metrics = StageMetrics::new(settings.stage);
+    let mut out = Emitter::new(settings.stage, settings.rejects_topic.clone());
+    let mut progress: HashMap<(Arc<str>, i32), Progress> = HashMap::new();
+    let mut last_lag = Instant::now();
+    stage.start().await?;
+    tracing::info!(stage = settings.stage, "stage started");
+
+    loop {
+        if *shutdown.borrow() {
+            break;
+        }
+        let polled = tokio::select! {
+            biased;
+            _ = shutdown.changed() => break,
+            polled = consumer.poll(settings.batch_size, settings.poll_timeout) => polled?,
+        };
+        let revoked = consumer.take_revoked();
+        if !revoked.is_empty() {
+            tracing::info!(stage = settings.stage, ?revoked, "partitions revoked");
+            stage.revoked(&revoked).await;
+            progress.retain(|key, _| !revoked.contains(key));
+        }
+        let started = Instant::now();
+        let had_input = !polled.is_empty();
+        if had_input {
+            metrics.records_in(polled.len());
+            let mut batch = Vec::with_capacity(polled.len());
+            for message in polled {
+                let entry = progress
+                    .entry((message.topic.clone(), message.partition))
+                    .or_insert(Progress {
+                        processed: message.offset,
+                        stored: message.offset,
+                    });
+                entry.processed = entry.processed.max(message.offset + 1);
+                match S::Input::from_bytes(&message.payload) {
+                    Ok(record) => batch.push(Input {
+                        record,
+                        topic: message.topic,
+                        partition: message.partition,
+                        offset: message.offset,
+                    }),
+                    Err(error) => {
+                        tracing::warn!(
+                            stage = settings.stage,
+                            topic = %message.topic,
+                            partition = message.partition,
+                            offset = message.offset,
+                            %error,
+                            "undecodable {} sent to the dead-letter topic",
+                            S::Input::KIND
+                        );
+                        metrics.rejected("malformed");
+                        let letter = DeadLetter {
+                            stage: settings.stage.to_string(),
+                            error: format!("not a {}: {error}", S::Input::KIND),
+                            topic: message.topic.to_string(),
+                            partition: message.partition,
+                            offset: message.offset,
+                            payload: message.payload.to_vec(),
+                        };
+                        out.emit_side(&settings.dead_letter_topic, "", &letter);
+                    }
+                }
+            }
+            if !batch.is_empty() {
+                stage.process(batch, &mut out).await?;
+            }
+        }
+        stage.tick(&mut out).await?;
+        produce(&mut out, producer.as_ref(), &metrics).await?;
+        store(&stage, consumer.as_mut(), &mut progress, &metrics)?;
+        if had_input {
+            metrics.batch_time(started.elapsed());
+        }
+        if last_lag.elapsed() >= LAG_INTERVAL {
+            last_lag = Instant::now();
+            for lag in consumer.lag() {
+                metrics.lag(&lag.topic, lag.partition, lag.lag);
+            }
+        }
+    }
+
+    tracing::info!(stage = settings.stage, "draining");
+    stage.finish(&mut out).await?;
+    produce(&mut out, producer.as_ref(), &metrics).await?;
+    store(&stage, consumer.as_mut(), &mut progress, &metrics)?;
+    consumer.close().await?;
+    tracing::info!(stage = settings.stage, "stage stopped");
+    Ok(())
+}
+
+/// Sends what the stage emitted and waits for every acknowledgement.
+async fn produce(
+    out: &mut Emitter,
+    producer: &dyn Producer,
+    metrics: &StageMetrics,
+) -> Result<(), StageError> {
+    let (messages, outputs) = out.take();
+    if messages.is_empty() {
+        return Ok(());
+    }
+    if let Err(error) = producer.send_all(messages).await {
+        metrics.error("produce");
+        return Err(error.into());
+    }
+    metrics.records_out(outputs);
+    Ok(())
+}
+
+/// Stores, per partition, the offset up to which work is done and durable.
+fn store<S: Stage>(
+    stage: &S,
+    consumer: &mut dyn Consumer,
+    progress: &mut HashMap<(Arc<str>, i32), Progress>,
+    metrics: &StageMetrics,
+) -> Result<(), StageError> {
+    for ((topic, partition), p) in progress.iter_mut() {
+        let durable = match stage.held_from(topic, *partition) {
+            Some(held) => held.min(p.processed),
+            None => p.processed,
+        };
+        if durable > p.stored {
+            if let Err(error) = consumer.store_offset(topic, *partition, durable) {
+                metrics.error("commit");
+                return Err(error.into());
+            }
+            p.stored = durable;
+        }
+    }
+    Ok(())
+}

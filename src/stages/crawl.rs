@@ -1,0 +1,123 @@
+//! The crawl stage: visits pages from the frontier, emits image candidates and new links.
+//!
+//! This crawler is the minimum a real run needs: fetch a page (through the guarded client),
+//! take its `<img>` elements with alt text, and follow links on the same host up to `crawl.max_depth`.
+//! Frontier messages are keyed by host so that one member owns a host.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use url::Url;
+
+use crate::config::CrawlConfig;
+use crate::dedup::BoundedSet;
+use crate::html;
+use crate::http::HttpClient;
+use crate::record::{Candidate, CrawlRequest, sample_id};
+use crate::stage::{Emitter, Input, Stage, StageError};
+
+/// The key of a frontier message: the URL's host, so that one member owns a host's politeness.
+pub fn frontier_key(url: &str) -> String {
+    Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// The crawl stage.
+pub struct CrawlStage {
+    http: HttpClient,
+    config: CrawlConfig,
+    concurrency: usize,
+    candidates: Arc<str>,
+    frontier: Arc<str>,
+    seen: BoundedSet<String>,
+}
+
+impl CrawlStage {
+    /// A crawler producing candidates to `candidates` and new links to `frontier`.
+    pub fn new(
+        http: HttpClient,
+        config: CrawlConfig,
+        concurrency: usize,
+        candidates: Arc<str>,
+        frontier: Arc<str>,
+    ) -> Self {
+        let seen = BoundedSet::new(config.seen_capacity);
+        Self {
+            http,
+            config,
+            concurrency,
+            candidates,
+            frontier,
+            seen,
+        }
+    }
+}
+
+#[async_trait]
+impl Stage for CrawlStage {
+    type Input = CrawlRequest;
+
+    async fn process(
+        &mut self,
+        batch: Vec<Input<CrawlRequest>>,
+        out: &mut Emitter,
+    ) -> Result<(), StageError> {
+        let requests: Vec<CrawlRequest> = batch
+            .into_iter()
+            .map(|i| i.record)
+            .filter(|r| self.seen.insert(r.url.clone()))
+            .collect();
+        let http = &self.http;
+        let max_bytes = self.config.max_page_bytes;
+        let mut pages = futures::stream::iter(requests)
+            .map(|request| async move {
+                let result = http.get(&request.url, max_bytes).await;
+                (request, result)
+            })
+            .buffered(self.concurrency);
+        while let Some((request, result)) = pages.next().await {
+            let fetched = match result {
+                Ok(fetched) => fetched,
+                Err(e) => {
+                    out.reject(e.reason, "", &request.url, e.detail);
+                    continue;
+                }
+            };
+            let page = html::extract(&fetched.body, &fetched.final_url);
+            for image in page.images {
+                let candidate = Candidate {
+                    id: sample_id(image.url.as_str(), &image.alt),
+                    page_url: fetched.final_url.to_string(),
+                    image_url: image.url.to_string(),
+                    alt: image.alt,
+                    page_title: page.title.clone(),
+                    depth: request.depth,
+                };
+                out.emit(&self.candidates, &candidate.id, &candidate);
+            }
+            if request.depth >= self.config.max_depth {
+                continue;
+            }
+            for link in page.links {
+                // Stay on the page's host: scope rules beyond that come with the full crawler.
+                if link.host_str() != fetched.final_url.host_str() {
+                    continue;
+                }
+                let url = link.to_string();
+                if self.seen.contains(&url) {
+                    continue;
+                }
+                let next = CrawlRequest {
+                    url,
+                    depth: request.depth + 1,
+                    referrer: fetched.final_url.to_string(),
+                };
+                out.emit_side(&self.frontier, &frontier_key(&next.url), &next);
+            }
+        }
+        Ok(())
+    }
+}

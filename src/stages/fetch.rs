@@ -1,0 +1,277 @@
+//! The fetch stage: downloads a candidate's image, checks it, and re-encodes it for training.
+//!
+//! Order of checks, cheapest first: size limit while downloading; format from the magic bytes (not the
+//! Content-Type, which is often wrong); declared dimensions from the header, checked against the pixel
+//! limit (decompression bombs are refused before any pixel buffer is allocated) and against the image
+//! rules (minimum side, aspect ratio); then decode, resize to `fetch.max_side`, encode JPEG.
+
+use std::io::Cursor;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use image::{DynamicImage, ImageFormat, ImageReader, Limits};
+use sha2::{Digest, Sha256};
+
+use crate::config::FetchConfig;
+use crate::http::HttpClient;
+use crate::reason::Reason;
+use crate::record::{Candidate, Image, Pair};
+use crate::stage::{Emitter, Input, Stage, StageError};
+
+/// Why an image was refused, with a detail for humans.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImageRejection {
+    /// Reason code.
+    pub reason: Reason,
+    /// Detail.
+    pub detail: String,
+}
+
+fn refuse(reason: Reason, detail: impl Into<String>) -> ImageRejection {
+    ImageRejection {
+        reason,
+        detail: detail.into(),
+    }
+}
+
+/// The image rules that apply to an original's dimensions.
+pub fn check_dimensions(
+    width: u32,
+    height: u32,
+    config: &FetchConfig,
+) -> Result<(), ImageRejection> {
+    if u64::from(width) * u64::from(height) > config.max_pixels {
+        return Err(refuse(
+            Reason::TooManyPixels,
+            format!("{width}x{height} exceeds {} pixels", config.max_pixels),
+        ));
+    }
+    let (short, long) = (width.min(height), width.max(height));
+    if short == 0 || short < config.min_side {
+        return Err(refuse(
+            Reason::TooSmall,
+            format!("{width}x{height}, shorter side below {}", config.min_side),
+        ));
+    }
+    let aspect = long as f32 / short as f32;
+    if config.max_aspect > 0.0 && aspect > config.max_aspect {
+        return Err(refuse(
+            Reason::Aspect,
+            format!(
+                "{width}x{height}, aspect {aspect:.2} above {}",
+                config.max_aspect
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Turns downloaded bytes into the training image, or says why not. CPU-bound: call off the executor.
+pub fn process_image(bytes: &[u8], config: &FetchConfig) -> Result<Image, ImageRejection> {
+    let format = image::guess_format(bytes)
+        .map_err(|_| refuse(Reason::NotImage, "no known image signature"))?;
+    let name = match format {
+        ImageFormat::Jpeg => "jpeg",
+        ImageFormat::Png => "png",
+        ImageFormat::Gif => "gif",
+        ImageFormat::WebP => "webp",
+        other => {
+            return Err(refuse(
+                Reason::NotImage,
+                format!("unsupported format {other:?}"),
+            ));
+        }
+    };
+    let reader = || ImageReader::with_format(Cursor::new(bytes), format);
+    let (width, height) = reader()
+        .into_dimensions()
+        .map_err(|e| refuse(Reason::DecodeError, e.to_string()))?;
+    check_dimensions(width, height, config)?;
+
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(width);
+    limits.max_image_height = Some(height);
+    // Four bytes per pixel plus slack: a decoder that wants more than the header promised is refused.
+    limits.max_alloc = Some(u64::from(width) * u64::from(height) * 4 + (1 << 20));
+    let mut decoder = reader();
+    decoder.limits(limits);
+    let decoded = decoder
+        .decode()
+        .map_err(|e| refuse(Reason::DecodeError, e.to_string()))?;
+
+    let resized = if width.max(height) > config.max_side {
+        // `resize` keeps the aspect ratio, fitting the image within max_side × max_side.
+        decoded.resize(
+            config.max_side,
+            config.max_side,
+            image::imageops::FilterType::Triangle,
+        )
+    } else {
+        decoded
+    };
+    let rgb = DynamicImage::ImageRgb8(resized.to_rgb8());
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, config.jpeg_quality)
+        .encode_image(&rgb)
+        .map_err(|e| refuse(Reason::DecodeError, format!("re-encoding: {e}")))?;
+    Ok(Image {
+        width: rgb.width(),
+        height: rgb.height(),
+        jpeg,
+        original_width: width,
+        original_height: height,
+        original_format: name.to_string(),
+        original_bytes: bytes.len() as u64,
+        sha256: Sha256::digest(bytes).to_vec(),
+    })
+}
+
+/// The fetch stage.
+pub struct FetchStage {
+    http: HttpClient,
+    config: Arc<FetchConfig>,
+    concurrency: usize,
+    output: Arc<str>,
+}
+
+impl FetchStage {
+    /// A fetcher producing pairs to `output`.
+    pub fn new(
+        http: HttpClient,
+        config: FetchConfig,
+        concurrency: usize,
+        output: Arc<str>,
+    ) -> Self {
+        Self {
+            http,
+            config: Arc::new(config),
+            concurrency,
+            output,
+        }
+    }
+}
+
+#[async_trait]
+impl Stage for FetchStage {
+    type Input = Candidate;
+
+    async fn process(
+        &mut self,
+        batch: Vec<Input<Candidate>>,
+        out: &mut Emitter,
+    ) -> Result<(), StageError> {
+        let http = &self.http;
+        let config = &self.config;
+        let mut results = futures::stream::iter(batch)
+            .map(|input| async move {
+                let candidate = input.record;
+                let result = match http.get(&candidate.image_url, config.max_image_bytes).await {
+                    Err(e) => Err(refuse(e.reason, e.detail)),
+                    Ok(fetched) => {
+                        let config = config.clone();
+                        tokio::task::spawn_blocking(move || process_image(&fetched.body, &config))
+                            .await
+                            .unwrap_or_else(|e| {
+                                Err(refuse(
+                                    Reason::DecodeError,
+                                    format!("decoder panicked: {e}"),
+                                ))
+                            })
+                    }
+                };
+                (candidate, result)
+            })
+            .buffered(self.concurrency);
+        while let Some((candidate, result)) = results.next().await {
+            match result {
+                Ok(image) => {
+                    let key = candidate.id.clone();
+                    let pair = Pair {
+                        candidate: Some(candidate),
+                        image: Some(image),
+                    };
+                    out.emit(&self.output, &key, &pair);
+                }
+                Err(rejection) => out.reject(
+                    rejection.reason,
+                    &candidate.id,
+                    &candidate.image_url,
+                    rejection.detail,
+                ),
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> FetchConfig {
+        FetchConfig {
+            max_side: 64,
+            min_side: 10,
+            max_aspect: 2.5,
+            ..FetchConfig::default()
+        }
+    }
+
+    fn png(width: u32, height: u32) -> Vec<u8> {
+        let img =
+            image::RgbImage::from_fn(width, height, |x, y| image::Rgb([x as u8, y as u8, 128]));
+        let mut out = Cursor::new(Vec::new());
+        img.write_to(&mut out, ImageFormat::Png).unwrap();
+        out.into_inner()
+    }
+
+    #[test]
+    fn resizes_keeping_aspect_and_reencodes_jpeg() {
+        let bytes = png(200, 100);
+        let image = process_image(&bytes, &config()).unwrap();
+        assert_eq!((image.width, image.height), (64, 32));
+        assert_eq!((image.original_width, image.original_height), (200, 100));
+        assert_eq!(image.original_format, "png");
+        assert_eq!(&image.jpeg[..3], &[0xff, 0xd8, 0xff]);
+        assert_eq!(image.sha256, Sha256::digest(&bytes).to_vec());
+        let back = image::load_from_memory(&image.jpeg).unwrap();
+        assert_eq!((back.width(), back.height()), (64, 32));
+    }
+
+    #[test]
+    fn small_images_are_not_enlarged() {
+        let image = process_image(&png(40, 30), &config()).unwrap();
+        assert_eq!((image.width, image.height), (40, 30));
+    }
+
+    #[test]
+    fn rules_reject_with_their_reason() {
+        let reason = |bytes: &[u8]| process_image(bytes, &config()).unwrap_err().reason;
+        assert_eq!(reason(&png(8, 40)), Reason::TooSmall);
+        assert_eq!(reason(&png(300, 100)), Reason::Aspect);
+        assert_eq!(reason(b"<html>not an image</html>"), Reason::NotImage);
+        let mut truncated = png(50, 50);
+        truncated.truncate(60);
+        assert_eq!(reason(&truncated), Reason::DecodeError);
+    }
+
+    #[test]
+    fn decompression_bomb_is_refused_from_its_header() {
+        // A GIF whose header declares 65535 x 65535 pixels (4.3 gigapixels) around a 1x1 image: the
+        // limit must trip on the header, before a pixel buffer is allocated.
+        let img = image::RgbImage::from_pixel(1, 1, image::Rgb([1, 2, 3]));
+        let mut gif = Cursor::new(Vec::new());
+        img.write_to(&mut gif, ImageFormat::Gif).unwrap();
+        let mut bomb = gif.into_inner();
+        bomb[6..10].copy_from_slice(&[0xff, 0xff, 0xff, 0xff]);
+        let err = process_image(&bomb, &config()).unwrap_err();
+        assert_eq!(err.reason, Reason::TooManyPixels, "{err:?}");
+        assert_eq!(
+            check_dimensions(10_000, 10_000, &config())
+                .unwrap_err()
+                .reason,
+            Reason::TooManyPixels
+        );
+    }
+}

@@ -1,0 +1,174 @@
+//! The Parquet index written next to each shard: one row per sample, everything but the image, so
+//! that DataFusion or pyarrow can select samples without reading tars.
+
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    Int32Builder, Int64Builder, StringBuilder, UInt32Builder, UInt64Builder,
+};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+
+use crate::record::Sample;
+
+/// The index schema. Columns are only ever added, never renamed, so old readers keep working.
+pub fn schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("key", DataType::Utf8, false),
+        Field::new("caption", DataType::Utf8, false),
+        Field::new("alt", DataType::Utf8, false),
+        Field::new("page_url", DataType::Utf8, false),
+        Field::new("image_url", DataType::Utf8, false),
+        Field::new("page_title", DataType::Utf8, false),
+        Field::new("width", DataType::UInt32, false),
+        Field::new("height", DataType::UInt32, false),
+        Field::new("original_width", DataType::UInt32, false),
+        Field::new("original_height", DataType::UInt32, false),
+        Field::new("original_format", DataType::Utf8, false),
+        Field::new("original_bytes", DataType::UInt64, false),
+        Field::new("sha256", DataType::Utf8, false),
+        Field::new("jpg_offset", DataType::UInt64, false),
+        Field::new("jpg_bytes", DataType::UInt64, false),
+        Field::new("source_partition", DataType::Int32, false),
+        Field::new("source_offset", DataType::Int64, false),
+    ]))
+}
+
+/// Accumulates index rows for one shard.
+pub struct IndexBuilder {
+    key: StringBuilder,
+    caption: StringBuilder,
+    alt: StringBuilder,
+    page_url: StringBuilder,
+    image_url: StringBuilder,
+    page_title: StringBuilder,
+    width: UInt32Builder,
+    height: UInt32Builder,
+    original_width: UInt32Builder,
+    original_height: UInt32Builder,
+    original_format: StringBuilder,
+    original_bytes: UInt64Builder,
+    sha256: StringBuilder,
+    jpg_offset: UInt64Builder,
+    jpg_bytes: UInt64Builder,
+    source_partition: Int32Builder,
+    source_offset: Int64Builder,
+}
+
+impl Default for IndexBuilder {
+    fn default() -> Self {
+        Self {
+            key: StringBuilder::new(),
+            caption: StringBuilder::new(),
+            alt: StringBuilder::new(),
+            page_url: StringBuilder::new(),
+            image_url: StringBuilder::new(),
+            page_title: StringBuilder::new(),
+            width: UInt32Builder::new(),
+            height: UInt32Builder::new(),
+            original_width: UInt32Builder::new(),
+            original_height: UInt32Builder::new(),
+            original_format: StringBuilder::new(),
+            original_bytes: UInt64Builder::new(),
+            sha256: StringBuilder::new(),
+            jpg_offset: UInt64Builder::new(),
+            jpg_bytes: UInt64Builder::new(),
+            source_partition: Int32Builder::new(),
+            source_offset: Int64Builder::new(),
+        }
+    }
+}
+
+/// Where a sample's image sits in the tar and where the sample came from.
+pub struct Placement {
+    /// Byte offset of the `.jpg` member's data in the tar.
+    pub jpg_offset: u64,
+    /// Input partition.
+    pub partition: i32,
+    /// Input offset.
+    pub offset: i64,
+}
+
+impl IndexBuilder {
+    /// Adds the row of `sample` (which must carry a candidate and an image).
+    pub fn push(&mut self, sample: &Sample, placement: &Placement) {
+        let candidate = sample.candidate.clone().unwrap_or_default();
+        let image = sample.image.clone().unwrap_or_default();
+        self.key.append_value(&candidate.id);
+        self.caption.append_value(sample.caption());
+        self.alt.append_value(&candidate.alt);
+        self.page_url.append_value(&candidate.page_url);
+        self.image_url.append_value(&candidate.image_url);
+        self.page_title.append_value(&candidate.page_title);
+        self.width.append_value(image.width);
+        self.height.append_value(image.height);
+        self.original_width.append_value(image.original_width);
+        self.original_height.append_value(image.original_height);
+        self.original_format.append_value(&image.original_format);
+        self.original_bytes.append_value(image.original_bytes);
+        self.sha256.append_value(hex::encode(&image.sha256));
+        self.jpg_offset.append_value(placement.jpg_offset);
+        self.jpg_bytes.append_value(image.jpeg.len() as u64);
+        self.source_partition.append_value(placement.partition);
+        self.source_offset.append_value(placement.offset);
+    }
+
+    /// Encodes the rows as a Parquet file.
+    pub fn finish(mut self) -> Result<Vec<u8>, parquet::errors::ParquetError> {
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(self.key.finish()),
+            Arc::new(self.caption.finish()),
+            Arc::new(self.alt.finish()),
+            Arc::new(self.page_url.finish()),
+            Arc::new(self.image_url.finish()),
+            Arc::new(self.page_title.finish()),
+            Arc::new(self.width.finish()),
+            Arc::new(self.height.finish()),
+            Arc::new(self.original_width.finish()),
+            Arc::new(self.original_height.finish()),
+            Arc::new(self.original_format.finish()),
+            Arc::new(self.original_bytes.finish()),
+            Arc::new(self.sha256.finish()),
+            Arc::new(self.jpg_offset.finish()),
+            Arc::new(self.jpg_bytes.finish()),
+            Arc::new(self.source_partition.finish()),
+            Arc::new(self.source_offset.finish()),
+        ];
+        let batch = RecordBatch::try_new(schema(), columns)?;
+        let props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .build();
+        let mut out = Vec::new();
+        let mut writer = ArrowWriter::try_new(&mut out, schema(), Some(props))?;
+        writer.write(&batch)?;
+        writer.close()?;
+        Ok(out)
+    }
+}
+
+/// Reads the `key` column of an index file.
+pub fn read_keys(parquet: bytes::Bytes) -> Result<Vec<String>, parquet::errors::ParquetError> {
+    use arrow_array::Array;
+    use parquet::arrow::ProjectionMask;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    let builder = ParquetRecordBatchReaderBuilder::try_new(parquet)?;
+    let mask = ProjectionMask::columns(builder.parquet_schema(), ["key"]);
+    let reader = builder.with_projection(mask).build()?;
+    let mut keys = Vec::new();
+    for batch in reader {
+        let batch = batch?;
+        let column = batch
+            .column(0)
+            .as_any()
+            .downcast_ref::<arrow_array::StringArray>()
+            .ok_or_else(|| {
+                parquet::errors::ParquetError::General("key is not a string column".into())
+            })?;
+        keys.extend((0..column.len()).map(|i| column.value(i).to_string()));
+    }
+    Ok(keys)
+}

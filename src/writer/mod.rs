@@ -1,0 +1,390 @@
+//! The writer stage: WebDataset tar shards and Parquet indexes in object storage.
+//!
+//! Each input partition fills its own shard. A shard is named after its input, `shard-pPPPP-oOOOOOOOOOOOO`
+//! (partition, first offset), and its content is a pure function of the input records, so a replay
+//! after a crash rewrites the same objects instead of adding new ones. The runner never commits past the
+//! first offset of an unfinished shard ([`Stage::held_from`]).
+//!
+//! When the writer gains a partition it (1) deletes the partition's shards that start at or after the
+//! first offset it is handed — they were written but never committed and are about to be rewritten,
+//! perhaps with different cut points — and (2) reloads the sample ids of the partition's latest shards
+//! from their indexes, so that a duplicate arriving after a restart is still dropped. Samples are keyed
+//! by id upstream, so one id always lands on one partition and per-partition dedup is global.
+
+pub mod index;
+pub mod store;
+pub mod tar;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use async_trait::async_trait;
+use futures::TryStreamExt;
+use object_store::{ObjectStoreExt, PutPayload};
+
+use crate::config::WriteConfig;
+use crate::dedup::BoundedSet;
+use crate::metrics::StageMetrics;
+use crate::reason::Reason;
+use crate::record::{Sample, ShardAnnouncement};
+use crate::stage::{Emitter, Input, Stage, StageError};
+use index::{IndexBuilder, Placement};
+use store::Store;
+use tar::TarBuilder;
+
+/// Errors writing shards.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WriterError {
+    /// Writing, listing or deleting an object failed.
+    #[error("{op} {path}: {source}")]
+    Object {
+        /// What was being done.
+        op: &'static str,
+        /// The object.
+        path: String,
+        /// Why.
+        #[source]
+        source: object_store::Error,
+    },
+    /// Encoding or reading an index failed.
+    #[error("index {path}: {source}")]
+    Index {
+        /// The index object.
+        path: String,
+        /// Why.
+        #[source]
+        source: parquet::errors::ParquetError,
+    },
+}
+
+/// The name of the shard of `partition` that starts at `first_offset`, without extension.
+pub fn shard_name(partition: i32, first_offset: i64) -> String {
+    format!("shard-p{partition:04}-o{first_offset:012}")
+}
+
+/// Parses a name made by [`shard_name`] (with any extension) back into partition and first offset.
+pub fn parse_shard_name(name: &str) -> Option<(i32, i64)> {
+    let stem = name.split('.').next()?;
+    let rest = stem.strip_prefix("shard-p")?;
+    let (partition, offset) = rest.split_once("-o")?;
+    Some((partition.parse().ok()?, offset.parse().ok()?))
+}
+
+/// A shard being filled.
+struct OpenShard {
+    first_offset: i64,
+    last_offset: i64,
+    tar: TarBuilder,
+    index: IndexBuilder,
+    rows: u64,
+    last_append: Instant,
+}
+
+/// The writer stage.
+pub struct WriterStage {
+    store: Store,
+    config: WriteConfig,
+    shards_topic: Arc<str>,
+    open: HashMap<i32, OpenShard>,
+    recent: HashMap<i32, BoundedSet<String>>,
+    metrics: StageMetrics,
+}
+
+impl WriterStage {
+    /// A writer into `store`, announcing finished shards on `shards_topic`.
+    pub fn new(store: Store, config: WriteConfig, shards_topic: Arc<str>) -> Self {
+        Self {
+            store,
+            config,
+            shards_topic,
+            open: HashMap::new(),
+            recent: HashMap::new(),
+            metrics: StageMetrics::new("write"),
+        }
+    }
+
+    /// Prepares a newly owned partition whose first handed offset is `first_offset`.
+    async fn adopt_partition(
+        &mut self,
+        partition: i32,
+        first_offset: i64,
+    ) -> Result<(), WriterError> {
+        let listing: Vec<object_store::ObjectMeta> = self
+            .store
+            .inner
+            .list(Some(&self.store.prefix))
+            .try_collect()
+            .await
+            .map_err(|source| WriterError::Object {
+                op: "list",
+                path: self.store.base_url.clone(),
+                source,
+            })?;
+        let mut indexes: Vec<(i64, object_store::path::Path)> = Vec::new();
+        for meta in listing {
+            let Some(name) = meta.location.filename() else {
+                continue;
+            };
+            let Some((p, offset)) = parse_shard_name(name) else {
+                continue;
+            };
+            if p != partition {
+                continue;
+            }
+            if offset >= first_offset {
+                tracing::info!(object = %meta.location, "deleting uncommitted shard before replay");
+                self.store
+                    .inner
+                    .delete(&meta.location)
+                    .await
+                    .or_else(|e| match e {
+                        object_store::Error::NotFound { .. } => Ok(()),
+                        e => Err(e),
+                    })
+                    .map_err(|source| WriterError::Object {
+                        op: "delete",
+                        path: meta.location.to_string(),
+                        source,
+                    })?;
+            } else if name.ends_with(".parquet") {
+                indexes.push((offset, meta.location));
+            }
+        }
+        // Newest shards first, until the dedup window is full.
+        indexes.sort_by(|a, b| b.0.cmp(&a.0));
+        let mut ids: Vec<String> = Vec::new();
+        for (_, path) in indexes {
+            if ids.len() >= self.config.dedup_window {
+                break;
+            }
+            let object_err = |source| WriterError::Object {
+                op: "read",
+                path: path.to_string(),
+                source,
+            };
+            let bytes = self
+                .store
+                .inner
+                .get(&path)
+                .await
+                .map_err(object_err)?
+                .bytes()
+                .await
+                .map_err(|source| WriterError::Object {
+                    op: "read",
+                    path: path.to_string(),
+                    source,
+                })?;
+            let keys = index::read_keys(bytes).map_err(|source| WriterError::Index {
+                path: path.to_string(),
+                source,
+            })?;
+            ids.extend(keys.into_iter().rev());
+        }
+        let mut recent = BoundedSet::new(self.config.dedup_window);
+        for id in ids.into_iter().take(self.config.dedup_window).rev() {
+            recent.insert(id);
+        }
+        self.recent.insert(partition, recent);
+        Ok(())
+    }
+
+    async fn put(&self, name: &str, bytes: Vec<u8>) -> Result<(), WriterError> {
+        let path = self.store.path(name);
+        self.store
+            .inner
+            .put(&path, PutPayload::from(bytes))
+            .await
+            .map_err(|source| WriterError::Object {
+                op: "write",
+                path: path.to_string(),
+                source,
+            })?;
+        Ok(())
+    }
+
+    /// Writes the open shard of `partition` (if it has rows) and announces it.
+    async fn finish_shard(&mut self, partition: i32, out: &mut Emitter) -> Result<(), WriterError> {
+        let Some(shard) = self.open.remove(&partition) else {
+            return Ok(());
+        };
+        if shard.rows == 0 {
+            return Ok(());
+        }
+        let name = shard_name(partition, shard.first_offset);
+        let tar_name = format!("{name}.tar");
+        let index_name = format!("{name}.parquet");
+        let tar = shard.tar.finish();
+        let tar_bytes = tar.len() as u64;
+        let index = shard.index.finish().map_err(|source| WriterError::Index {
+            path: index_name.clone(),
+            source,
+        })?;
+        // The tar first: an index never points at a tar that is not there.
+        self.put(&tar_name, tar).await?;
+        self.put(&index_name, index).await?;
+        tracing::info!(shard = %tar_name, rows = shard.rows, bytes = tar_bytes, "shard written");
+        let announcement = ShardAnnouncement {
+            url: self.store.url(&tar_name),
+            index_url: self.store.url(&index_name),
+            rows: shard.rows,
+            bytes: tar_bytes,
+            partition,
+            first_offset: shard.first_offset,
+            last_offset: shard.last_offset,
+        };
+        let topic = self.shards_topic.clone();
+        out.emit_side(&topic, &name, &announcement);
+        // The writer's output, for the funnel, is samples made durable.
+        out.count_outputs(shard.rows as usize);
+        self.metrics.shard_written(tar_bytes);
+        Ok(())
+    }
+}
+
+/// Serialises the per-sample metadata file.
+fn sample_json(sample: &Sample) -> Vec<u8> {
+    let candidate = sample.candidate.clone().unwrap_or_default();
+    let image = sample.image.clone().unwrap_or_default();
+    let value = serde_json::json!({
+        "key": candidate.id,
+        "caption": sample.caption(),
+        "alt": candidate.alt,
+        "page_url": candidate.page_url,
+        "image_url": candidate.image_url,
+        "page_title": candidate.page_title,
+        "width": image.width,
+        "height": image.height,
+        "original": {
+            "width": image.original_width,
+            "height": image.original_height,
+            "format": image.original_format,
+            "bytes": image.original_bytes,
+            "sha256": hex::encode(&image.sha256),
+        },
+        "scores": sample.scores,
+    });
+    serde_json::to_vec(&value).expect("JSON of plain values")
+}
+
+#[async_trait]
+impl Stage for WriterStage {
+    type Input = Sample;
+
+    async fn process(
+        &mut self,
+        batch: Vec<Input<Sample>>,
+        out: &mut Emitter,
+    ) -> Result<(), StageError> {
+        for input in batch {
+            let partition = input.partition;
+            if !self.recent.contains_key(&partition) {
+                self.adopt_partition(partition, input.offset).await?;
+            }
+            let shard = self.open.entry(partition).or_insert_with(|| OpenShard {
+                first_offset: input.offset,
+                last_offset: input.offset,
+                tar: TarBuilder::new(),
+                index: IndexBuilder::default(),
+                rows: 0,
+                last_append: Instant::now(),
+            });
+            shard.last_offset = input.offset;
+            shard.last_append = Instant::now();
+            let sample = input.record;
+            let id = sample.id().to_string();
+            let url = sample
+                .candidate
+                .as_ref()
+                .map(|c| c.image_url.clone())
+                .unwrap_or_default();
+            let image_ok = sample.image.as_ref().is_some_and(|i| !i.jpeg.is_empty());
+            if id.is_empty() || id.contains('.') || id.len() > 64 || !image_ok {
+                out.reject(
+                    Reason::Incomplete,
+                    &id,
+                    &url,
+                    "sample without a valid id or image",
+                );
+                continue;
+            }
+            let recent = self.recent.get_mut(&partition).expect("adopted above");
+            if !recent.insert(id.clone()) {
+                out.reject(Reason::Duplicate, &id, &url, "sample id already written");
+                continue;
+            }
+            let jpeg = &sample.image.as_ref().expect("checked above").jpeg;
+            let jpg_offset = shard.tar.append(&format!("{id}.jpg"), jpeg);
+            shard
+                .tar
+                .append(&format!("{id}.txt"), sample.caption().as_bytes());
+            shard
+                .tar
+                .append(&format!("{id}.json"), &sample_json(&sample));
+            shard.index.push(
+                &sample,
+                &Placement {
+                    jpg_offset,
+                    partition,
+                    offset: input.offset,
+                },
+            );
+            shard.rows += 1;
+            if shard.rows >= self.config.max_records as u64
+                || shard.tar.len() >= self.config.max_bytes
+            {
+                self.finish_shard(partition, out).await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn tick(&mut self, out: &mut Emitter) -> Result<(), StageError> {
+        let idle: Vec<i32> = self
+            .open
+            .iter()
+            .filter(|(_, s)| s.last_append.elapsed() >= self.config.flush_after)
+            .map(|(p, _)| *p)
+            .collect();
+        for partition in idle {
+            self.finish_shard(partition, out).await?;
+        }
+        Ok(())
+    }
+
+    fn held_from(&self, _topic: &str, partition: i32) -> Option<i64> {
+        self.open.get(&partition).map(|s| s.first_offset)
+    }
+
+    async fn revoked(&mut self, partitions: &[(Arc<str>, i32)]) {
+        // The new owner replays from the committed offset and rebuilds these shards.
+        for (_, partition) in partitions {
+            self.open.remove(partition);
+            self.recent.remove(partition);
+        }
+    }
+
+    async fn finish(&mut self, out: &mut Emitter) -> Result<(), StageError> {
+        let partitions: Vec<i32> = self.open.keys().copied().collect();
+        for partition in partitions {
+            self.finish_shard(partition, out).await?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_names_round_trip_and_sort_by_offset() {
+        let name = shard_name(3, 120);
+        assert_eq!(name, "shard-p0003-o000000000120");
+        assert_eq!(parse_shard_name(&format!("{name}.tar")), Some((3, 120)));
+        assert_eq!(parse_shard_name("other.tar"), None);
+        assert!(shard_name(3, 99) < shard_name(3, 120));
+    }
+}

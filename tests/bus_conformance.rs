@@ -1,0 +1,369 @@
+//! One conformance suite, run against both bus backends: the embedded bus, and the Kafka bus on a real
+//! broker (tansu, started by the test setup). Every test uses fresh random topic and group names.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use altflow::bus::embedded::EmbeddedBus;
+use altflow::bus::kafka::KafkaBus;
+use altflow::bus::{Bus, Consumer, Message, OutMessage, TopicSpec};
+use bytes::Bytes;
+
+/// A backend under test.
+struct Backend {
+    bus: Arc<dyn Bus>,
+    /// The most unread messages a partition may hold before producers wait, where the backend bounds it.
+    bound: Option<usize>,
+    /// How long group changes take to settle.
+    patience: Duration,
+}
+
+const EMBEDDED_CAPACITY: usize = 16;
+
+fn embedded() -> Option<Backend> {
+    Some(Backend {
+        bus: Arc::new(EmbeddedBus::new(EMBEDDED_CAPACITY)),
+        bound: Some(EMBEDDED_CAPACITY),
+        patience: Duration::from_secs(5),
+    })
+}
+
+fn kafka() -> Option<Backend> {
+    let brokers = common::kafka_broker()?;
+    let mut settings = common::kafka_settings(&brokers);
+    // A small local queue, so that the producer has to wait for deliveries (backpressure).
+    settings
+        .producer_options
+        .insert("queue.buffering.max.messages".into(), "64".into());
+    Some(Backend {
+        bus: Arc::new(KafkaBus::new(settings)),
+        bound: None,
+        patience: Duration::from_secs(60),
+    })
+}
+
+async fn topic(backend: &Backend, partitions: i32) -> String {
+    let name = common::random_name("conf");
+    backend
+        .bus
+        .create_topics(&[TopicSpec {
+            name: name.clone(),
+            partitions,
+        }])
+        .await
+        .unwrap();
+    name
+}
+
+fn message(topic: &str, key: &str, payload: String) -> OutMessage {
+    OutMessage {
+        topic: Arc::from(topic),
+        key: Bytes::copy_from_slice(key.as_bytes()),
+        payload: Bytes::from(payload),
+    }
+}
+
+/// Polls until `want` messages arrived or the backend's patience runs out.
+async fn collect(consumer: &mut dyn Consumer, want: usize, patience: Duration) -> Vec<Message> {
+    let deadline = Instant::now() + patience;
+    let mut got = Vec::new();
+    while got.len() < want && Instant::now() < deadline {
+        got.extend(
+            consumer
+                .poll(100, Duration::from_millis(200))
+                .await
+                .unwrap(),
+        );
+    }
+    got
+}
+
+async fn per_partition_order(backend: Backend) {
+    let topic = topic(&backend, 4).await;
+    let mut consumer = backend
+        .bus
+        .consumer(&common::random_name("g"), &[topic.clone()])
+        .await
+        .unwrap();
+    let producer = backend.bus.producer().unwrap();
+    let messages: Vec<OutMessage> = (0..400)
+        .map(|i| {
+            message(
+                &topic,
+                &format!("key-{}", i % 10),
+                format!("{}:{i}", i % 10),
+            )
+        })
+        .collect();
+    producer.send_all(messages).await.unwrap();
+
+    let got = collect(consumer.as_mut(), 400, backend.patience).await;
+    assert_eq!(got.len(), 400, "every message arrives exactly once");
+    let mut per_key: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    let mut per_partition: BTreeMap<i32, Vec<i64>> = BTreeMap::new();
+    let mut key_partition: BTreeMap<Bytes, BTreeSet<i32>> = BTreeMap::new();
+    for m in &got {
+        let text = std::str::from_utf8(&m.payload).unwrap();
+        let (key, seq) = text.split_once(':').unwrap();
+        per_key
+            .entry(key.into())
+            .or_default()
+            .push(seq.parse().unwrap());
+        per_partition.entry(m.partition).or_default().push(m.offset);
+        key_partition
+            .entry(m.key.clone())
+            .or_default()
+            .insert(m.partition);
+    }
+    for (key, seqs) in &per_key {
+        assert!(
+            seqs.windows(2).all(|w| w[0] < w[1]),
+            "key {key} out of order: {seqs:?}"
+        );
+        assert_eq!(seqs.len(), 40);
+    }
+    for (partition, offsets) in &per_partition {
+        assert!(
+            offsets.windows(2).all(|w| w[1] == w[0] + 1),
+            "partition {partition} has gaps or reordering"
+        );
+    }
+    assert!(
+        key_partition.values().all(|p| p.len() == 1),
+        "a key maps to one partition"
+    );
+    assert!(per_partition.len() > 1, "keys spread over partitions");
+    consumer.close().await.unwrap();
+}
+
+async fn group_splits_partitions(backend: Backend) {
+    let topic = topic(&backend, 4).await;
+    let group = common::random_name("g");
+    let producer = backend.bus.producer().unwrap();
+    let a = backend
+        .bus
+        .consumer(&group, &[topic.clone()])
+        .await
+        .unwrap();
+    let b = backend
+        .bus
+        .consumer(&group, &[topic.clone()])
+        .await
+        .unwrap();
+    let total = 400;
+    let seen: Arc<std::sync::Mutex<Vec<(char, i32, i64)>>> = Default::default();
+    let run = |name: char,
+               mut consumer: Box<dyn Consumer>,
+               seen: Arc<std::sync::Mutex<Vec<(char, i32, i64)>>>,
+               patience: Duration| async move {
+        let deadline = Instant::now() + patience;
+        loop {
+            let batch = consumer.poll(50, Duration::from_millis(200)).await.unwrap();
+            for m in &batch {
+                seen.lock().unwrap().push((name, m.partition, m.offset));
+            }
+            // Record progress so that a partition moved by a rebalance resumes where it was.
+            let mut last: BTreeMap<i32, i64> = BTreeMap::new();
+            for m in &batch {
+                last.insert(m.partition, m.offset + 1);
+            }
+            for (p, next) in last {
+                consumer.store_offset(&batch[0].topic, p, next).unwrap();
+            }
+            consumer.commit().await.unwrap();
+            let distinct: BTreeSet<(i32, i64)> = seen
+                .lock()
+                .unwrap()
+                .iter()
+                .map(|(_, p, o)| (*p, *o))
+                .collect();
+            if distinct.len() >= total || Instant::now() > deadline {
+                break;
+            }
+        }
+        consumer.close().await.unwrap();
+    };
+    let ta = tokio::spawn(run('a', a, seen.clone(), backend.patience));
+    let tb = tokio::spawn(run('b', b, seen.clone(), backend.patience));
+    // Produce in rounds, so that the messages arrive while the group forms.
+    for round in 0..20 {
+        let batch = (0..total / 20)
+            .map(|i| message(&topic, &format!("k{round}-{i}"), format!("{round}-{i}")))
+            .collect();
+        producer.send_all(batch).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    ta.await.unwrap();
+    tb.await.unwrap();
+    let seen = seen.lock().unwrap().clone();
+    let distinct: BTreeSet<(i32, i64)> = seen.iter().map(|(_, p, o)| (*p, *o)).collect();
+    assert_eq!(distinct.len(), total, "every message reached the group");
+    let by_member = |name: char| -> BTreeSet<i32> {
+        seen.iter().filter(|s| s.0 == name).map(|s| s.1).collect()
+    };
+    assert!(
+        !by_member('a').is_empty() && !by_member('b').is_empty(),
+        "both members got partitions: a {:?}, b {:?}",
+        by_member('a'),
+        by_member('b')
+    );
+    let duplicates = seen.len() - distinct.len();
+    eprintln!(
+        "group split: a {:?}, b {:?}, duplicates {duplicates}",
+        by_member('a'),
+        by_member('b')
+    );
+}
+
+async fn commit_and_resume(backend: Backend) {
+    let topic = topic(&backend, 2).await;
+    let group = common::random_name("g");
+    let producer = backend.bus.producer().unwrap();
+    let total = 200;
+    producer
+        .send_all(
+            (0..total)
+                .map(|i| message(&topic, &format!("k{i}"), i.to_string()))
+                .collect(),
+        )
+        .await
+        .unwrap();
+
+    // Member A reads everything but stores only the first half of each partition, then commits.
+    let mut a = backend
+        .bus
+        .consumer(&group, &[topic.clone()])
+        .await
+        .unwrap();
+    let got = collect(a.as_mut(), total, backend.patience).await;
+    assert_eq!(got.len(), total);
+    let mut ends: BTreeMap<i32, i64> = BTreeMap::new();
+    for m in &got {
+        let end = ends.entry(m.partition).or_insert(0);
+        *end = (*end).max(m.offset + 1);
+    }
+    let committed: BTreeMap<i32, i64> = ends.iter().map(|(p, end)| (*p, end / 2)).collect();
+    for (p, offset) in &committed {
+        a.store_offset(&topic, *p, *offset).unwrap();
+    }
+    a.commit().await.unwrap();
+
+    // Member B joins while A is still a member (tansu can strand a group that every member left),
+    // then A leaves: B must resume each partition exactly at A's committed offset.
+    let mut b = backend
+        .bus
+        .consumer(&group, &[topic.clone()])
+        .await
+        .unwrap();
+    let _ = b.poll(10, Duration::from_millis(10)).await.unwrap();
+    a.close().await.unwrap();
+    let expected: usize = ends
+        .iter()
+        .map(|(p, end)| (end - committed[p]) as usize)
+        .sum();
+    let resumed = collect(b.as_mut(), expected, backend.patience).await;
+    let mut first: BTreeMap<i32, i64> = BTreeMap::new();
+    for m in &resumed {
+        first.entry(m.partition).or_insert(m.offset);
+    }
+    assert_eq!(first, committed, "resumed at the committed offsets");
+    let distinct: BTreeSet<(i32, i64)> = resumed.iter().map(|m| (m.partition, m.offset)).collect();
+    assert_eq!(
+        distinct.len(),
+        expected,
+        "everything after the commit, nothing before it"
+    );
+    b.close().await.unwrap();
+}
+
+async fn backpressure_slows_producer_and_drops_nothing(backend: Backend) {
+    let topic = topic(&backend, 1).await;
+    let mut consumer = backend
+        .bus
+        .consumer(&common::random_name("g"), &[topic.clone()])
+        .await
+        .unwrap();
+    let producer = backend.bus.producer().unwrap();
+    let total = 2000usize;
+    let produced = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let consumed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let max_ahead = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let sender = {
+        let (produced, consumed, max_ahead, topic) = (
+            produced.clone(),
+            consumed.clone(),
+            max_ahead.clone(),
+            topic.clone(),
+        );
+        tokio::spawn(async move {
+            for chunk in 0..total / 10 {
+                let batch = (0..10)
+                    .map(|i| message(&topic, "one-key", (chunk * 10 + i).to_string()))
+                    .collect();
+                producer.send_all(batch).await.unwrap();
+                let ahead = produced.fetch_add(10, std::sync::atomic::Ordering::SeqCst) + 10
+                    - consumed.load(std::sync::atomic::Ordering::SeqCst);
+                max_ahead.fetch_max(ahead, std::sync::atomic::Ordering::SeqCst);
+            }
+        })
+    };
+    // A slow reader: small batches with a pause.
+    let deadline = Instant::now() + backend.patience;
+    let mut next = 0usize;
+    while next < total && Instant::now() < deadline {
+        let batch = consumer.poll(7, Duration::from_millis(200)).await.unwrap();
+        for m in &batch {
+            assert_eq!(
+                std::str::from_utf8(&m.payload).unwrap(),
+                next.to_string(),
+                "in order, no gap"
+            );
+            next += 1;
+        }
+        consumed.fetch_add(batch.len(), std::sync::atomic::Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    sender.await.unwrap();
+    assert_eq!(next, total, "nothing dropped");
+    if let Some(bound) = backend.bound {
+        let ahead = max_ahead.load(std::sync::atomic::Ordering::SeqCst);
+        // One send_all of 10 may complete in full once the reader freed room for its last message.
+        assert!(
+            ahead <= bound + 10,
+            "producer ran {ahead} messages ahead of a {bound}-message bound"
+        );
+    }
+    consumer.close().await.unwrap();
+}
+
+macro_rules! conformance {
+    ($($test:ident),* $(,)?) => {
+        mod embedded_bus {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $test() {
+                    super::$test(super::embedded().unwrap()).await;
+                }
+            )*
+        }
+        mod kafka_bus {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $test() {
+                    let Some(backend) = super::kafka() else { return };
+                    super::$test(backend).await;
+                }
+            )*
+        }
+    };
+}
+
+conformance!(
+    per_partition_order,
+    group_splits_partitions,
+    commit_and_resume,
+    backpressure_slows_producer_and_drops_nothing,
+);
