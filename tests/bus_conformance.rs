@@ -98,9 +98,11 @@ async fn per_partition_order(backend: Backend) {
             )
         })
         .collect();
-    producer.send_all(messages).await.unwrap();
+    // Concurrently: a bounded bus makes the producer wait for the reader.
+    let sending = tokio::spawn(async move { producer.send_all(messages).await });
 
     let got = collect(consumer.as_mut(), 400, backend.patience).await;
+    sending.await.unwrap().unwrap();
     assert_eq!(got.len(), 400, "every message arrives exactly once");
     let mut per_key: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     let mut per_partition: BTreeMap<i32, Vec<i64>> = BTreeMap::new();
@@ -223,22 +225,18 @@ async fn commit_and_resume(backend: Backend) {
     let group = common::random_name("g");
     let producer = backend.bus.producer().unwrap();
     let total = 200;
-    producer
-        .send_all(
-            (0..total)
-                .map(|i| message(&topic, &format!("k{i}"), i.to_string()))
-                .collect(),
-        )
-        .await
-        .unwrap();
-
     // Member A reads everything but stores only the first half of each partition, then commits.
     let mut a = backend
         .bus
         .consumer(&group, &[topic.clone()])
         .await
         .unwrap();
+    let messages = (0..total)
+        .map(|i| message(&topic, &format!("k{i}"), i.to_string()))
+        .collect();
+    let sending = tokio::spawn(async move { producer.send_all(messages).await });
     let got = collect(a.as_mut(), total, backend.patience).await;
+    sending.await.unwrap().unwrap();
     assert_eq!(got.len(), total);
     let mut ends: BTreeMap<i32, i64> = BTreeMap::new();
     for m in &got {
@@ -258,13 +256,18 @@ async fn commit_and_resume(backend: Backend) {
         .consumer(&group, &[topic.clone()])
         .await
         .unwrap();
-    let _ = b.poll(10, Duration::from_millis(10)).await.unwrap();
+    let mut resumed = Vec::new();
+    let deadline = Instant::now() + backend.patience;
+    while b.assignment().is_empty() {
+        assert!(Instant::now() < deadline, "B never joined the group");
+        resumed.extend(b.poll(10, Duration::from_millis(100)).await.unwrap());
+    }
     a.close().await.unwrap();
     let expected: usize = ends
         .iter()
         .map(|(p, end)| (end - committed[p]) as usize)
         .sum();
-    let resumed = collect(b.as_mut(), expected, backend.patience).await;
+    resumed.extend(collect(b.as_mut(), expected - resumed.len(), backend.patience).await);
     let mut first: BTreeMap<i32, i64> = BTreeMap::new();
     for m in &resumed {
         first.entry(m.partition).or_insert(m.offset);

@@ -457,6 +457,18 @@ impl Consumer for EmbeddedConsumer {
         Ok(())
     }
 
+    fn assignment(&self) -> Vec<(Arc<str>, i32)> {
+        let mut out = Vec::new();
+        for topic in &self.topics {
+            self.with_member(topic, |state, member, group| {
+                if let Some(m) = state.groups.get(group).and_then(|g| g.members.get(&member)) {
+                    out.extend(m.positions.keys().map(|p| (topic.name.clone(), *p)));
+                }
+            });
+        }
+        out
+    }
+
     fn take_revoked(&mut self) -> Vec<(Arc<str>, i32)> {
         let mut out = Vec::new();
         for topic in &self.topics {

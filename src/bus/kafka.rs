@@ -25,6 +25,7 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::Message as _;
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use rdkafka::statistics::Statistics;
+use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
 use tokio::sync::mpsc;
 
 use super::{
@@ -346,7 +347,12 @@ impl Consumer for KafkaConsumer {
     }
 
     fn store_offset(&mut self, topic: &str, partition: i32, next_offset: i64) -> Result<()> {
-        match self.consumer.store_offset(topic, partition, next_offset) {
+        // `rd_kafka_offsets_store` takes the next offset to read, unlike `rd_kafka_offset_store`
+        // (rdkafka's `store_offset`), which takes the last offset processed and adds one.
+        let mut list = TopicPartitionList::new();
+        list.add_partition_offset(topic, partition, Offset::Offset(next_offset))
+            .map_err(kafka("store offset"))?;
+        match self.consumer.store_offsets(&list) {
             Ok(()) => Ok(()),
             // The partition was revoked meanwhile; its new owner redoes the work.
             Err(KafkaError::StoreOffset(RDKafkaErrorCode::State)) => Ok(()),
@@ -356,6 +362,18 @@ impl Consumer for KafkaConsumer {
 
     async fn commit(&mut self) -> Result<()> {
         self.commit_now().await
+    }
+
+    fn assignment(&self) -> Vec<(Arc<str>, i32)> {
+        let assigned = self
+            .state
+            .assigned
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        assigned
+            .iter()
+            .map(|(topic, partition)| (Arc::from(topic.as_str()), *partition))
+            .collect()
     }
 
     fn take_revoked(&mut self) -> Vec<(Arc<str>, i32)> {

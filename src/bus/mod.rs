@@ -119,6 +119,8 @@ pub trait Consumer: Send {
     fn store_offset(&mut self, topic: &str, partition: i32, next_offset: i64) -> Result<()>;
     /// Commits the stored offsets now and waits for the commit.
     async fn commit(&mut self) -> Result<()>;
+    /// Partitions this member owns now.
+    fn assignment(&self) -> Vec<(Arc<str>, i32)>;
     /// Partitions taken from this member since the last call (by a rebalance).
     fn take_revoked(&mut self) -> Vec<(Arc<str>, i32)>;
     /// Current lag per owned partition, where the backend knows it.

@@ -1,0 +1,385 @@
+//! End to end: the real binary crawling the bundled site over HTTP on 127.0.0.1, writing real files
+//! that an independent reader (Python's tarfile and pyarrow, scripts/check_shards.py) checks.
+//!
+//! - the README quickstart pipeline (embedded bus) writes readable shards;
+//! - the same stages as separate `altflow stage` processes on a real broker yield the same sample ids,
+//!   even when the writer is SIGKILLed mid-run and started again (no id lost, none twice).
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Samples the bundled site yields (see examples/site/README.md): 17 images with alt text of at
+/// least three words pass every rule, and one of them appears on two pages with the same alt.
+const SITE_SAMPLES: usize = 16;
+
+fn altflow() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_altflow"))
+}
+
+/// pipelines/local.toml, adapted to write into `dir` and serve the site on `site_port`.
+fn local_pipeline(dir: &Path, site_port: u16) -> PathBuf {
+    let text = std::fs::read_to_string(common::root().join("pipelines/local.toml")).unwrap();
+    let site = common::root().join("examples/site");
+    let text = text
+        .replace(
+            "dir = \"examples/site\"",
+            &format!("dir = {:?}", site.to_str().unwrap()),
+        )
+        .replace(
+            "listen = \"127.0.0.1:0\"",
+            &format!("listen = \"127.0.0.1:{site_port}\""),
+        )
+        .replace(
+            "output = \"file://./out\"",
+            &format!("output = {:?}", dir.join("out").to_str().unwrap()),
+        )
+        .replace("listen = \"127.0.0.1:9898\"", "listen = \"127.0.0.1:0\"");
+    let path = dir.join("local.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs scripts/check_shards.py on `out`: the keys when every shard is well formed, else the error.
+fn check_shards(out: &Path) -> Result<BTreeSet<String>, String> {
+    let output = Command::new("python3")
+        .arg(common::root().join("scripts/check_shards.py"))
+        .arg(out)
+        .output()
+        .expect("python3 must be installed (scripts/test.sh installs pyarrow)");
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr));
+    }
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    Ok(report["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap().to_string())
+        .collect())
+}
+
+fn run_embedded(dir: &Path, site_port: u16) -> (Output, BTreeSet<String>) {
+    let pipeline = local_pipeline(dir, site_port);
+    let output = altflow()
+        .arg("run")
+        .arg(&pipeline)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "run failed: {stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let keys = check_shards(&dir.join("out")).unwrap_or_else(|e| panic!("shards unreadable: {e}"));
+    (output, keys)
+}
+
+#[test]
+fn quickstart_pipeline_writes_shards_that_python_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let (output, keys) = run_embedded(dir.path(), common::free_port());
+    assert_eq!(keys.len(), SITE_SAMPLES);
+    let funnel = String::from_utf8_lossy(&output.stdout);
+    // The site's planted failures each show up under their reason code.
+    for reason in [
+        "too_few_words=1",
+        "http_4xx=1",
+        "not_image=1",
+        "aspect=1",
+        "too_small=",
+        "duplicate=1",
+    ] {
+        assert!(funnel.contains(reason), "funnel lacks {reason}:\n{funnel}");
+    }
+    // max_records = 8 with 16 samples over 4 partitions: several shards.
+    let tars = std::fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "tar")
+        })
+        .count();
+    assert!(tars >= 2, "expected several shards, got {tars}");
+    let inspected = altflow()
+        .arg("inspect")
+        .arg(
+            dir.path().join("out").join(
+                std::fs::read_dir(dir.path().join("out"))
+                    .unwrap()
+                    .find_map(|e| {
+                        let name = e.unwrap().file_name().into_string().unwrap();
+                        name.ends_with(".tar").then_some(name)
+                    })
+                    .unwrap(),
+            ),
+        )
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(inspected.status.success());
+    let first: serde_json::Value = serde_json::from_str(
+        String::from_utf8_lossy(&inspected.stdout)
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(keys.contains(first["key"].as_str().unwrap()));
+    assert!(first["jpg_bytes"].as_u64().unwrap() > 1000);
+}
+
+#[test]
+fn validate_names_the_bad_key_and_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = local_pipeline(dir.path(), 1);
+    let text = std::fs::read_to_string(&pipeline)
+        .unwrap()
+        .replace("max_records = 8", "max_record = 8");
+    std::fs::write(&pipeline, text).unwrap();
+    let output = altflow().arg("validate").arg(&pipeline).output().unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("max_record") && stderr.contains("local.toml"),
+        "{stderr}"
+    );
+
+    let ok = altflow()
+        .arg("validate")
+        .arg(common::root().join("pipelines/kafka.toml"))
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+}
+
+/// A child process that is killed if the test panics.
+struct Proc {
+    name: &'static str,
+    child: Child,
+}
+
+impl Proc {
+    fn spawn(name: &'static str, dir: &Path, args: &[&str]) -> Self {
+        let log = std::fs::File::create(dir.join(format!("{name}.log"))).unwrap();
+        let child = altflow()
+            .args(args)
+            .current_dir(dir)
+            .env("RUST_LOG", "info,rdkafka=warn")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        Self { name, child }
+    }
+
+    /// SIGTERM, then the exit status (within `limit`).
+    fn terminate(&mut self, limit: Duration) -> std::process::ExitStatus {
+        let status = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{} did not stop after SIGTERM",
+                self.name
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn kafka_pipeline(dir: &Path, brokers: &str, site_port: u16) -> PathBuf {
+    let text = std::fs::read_to_string(common::root().join("pipelines/kafka.toml")).unwrap();
+    let site = common::root().join("examples/site");
+    let text = text
+        .replace(
+            "brokers = \"127.0.0.1:9092\"",
+            &format!("brokers = \"{brokers}\""),
+        )
+        .replace(
+            "prefix = \"altflow.\"",
+            &format!("prefix = \"{}.\"", common::random_name("e2e")),
+        )
+        .replace(
+            "commit_interval = \"1s\"",
+            &format!(
+                "commit_interval = \"1s\"\ngroup_prefix = \"{}\"",
+                common::random_name("grp")
+            ),
+        )
+        .replace(
+            "dir = \"examples/site\"",
+            &format!("dir = {:?}", site.to_str().unwrap()),
+        )
+        .replace(
+            "listen = \"127.0.0.1:8700\"",
+            &format!("listen = \"127.0.0.1:{site_port}\""),
+        )
+        .replace(
+            "output = \"file://./out-kafka\"",
+            &format!("output = {:?}", dir.join("out").to_str().unwrap()),
+        )
+        // Small shards, so the writer is killed with some shards written and others open.
+        .replace("max_records = 8", "max_records = 2");
+    let path = dir.join("kafka.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn logs(dir: &Path) -> String {
+    let mut all = String::new();
+    for name in ["crawl", "filter", "fetch", "write", "write-again"] {
+        if let Ok(text) = std::fs::read_to_string(dir.join(format!("{name}.log"))) {
+            let tail: Vec<&str> = text.lines().rev().take(15).collect();
+            all += &format!(
+                "--- {name}\n{}\n",
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            );
+        }
+    }
+    all
+}
+
+#[test]
+fn stage_processes_on_kafka_match_the_embedded_run_across_a_writer_kill() {
+    let Some(brokers) = common::kafka_broker() else {
+        return;
+    };
+    // Image URLs include the site's address, and sample ids hash the image URL: both runs use the
+    // same port, one after the other.
+    let site_port = common::free_port();
+    let reference_dir = tempfile::tempdir().unwrap();
+    let (_, reference) = run_embedded(reference_dir.path(), site_port);
+    assert_eq!(reference.len(), SITE_SAMPLES);
+
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let pipeline = kafka_pipeline(dir, &brokers, site_port);
+    let pipeline = pipeline.to_str().unwrap();
+    let out = dir.join("out");
+
+    let _site = Proc::spawn("site", dir, &["serve-site", "--pipeline", pipeline]);
+    wait_for("the sample site", Duration::from_secs(20), || {
+        TcpStream::connect(("127.0.0.1", site_port)).is_ok()
+    });
+    let created = altflow()
+        .args(["topics", "create", "--pipeline", pipeline])
+        .output()
+        .unwrap();
+    assert!(
+        created.status.success(),
+        "{}",
+        String::from_utf8_lossy(&created.stderr)
+    );
+
+    let mut stages = vec![
+        Proc::spawn("crawl", dir, &["stage", "crawl", "--pipeline", pipeline]),
+        Proc::spawn("filter", dir, &["stage", "filter", "--pipeline", pipeline]),
+        Proc::spawn("fetch", dir, &["stage", "fetch", "--pipeline", pipeline]),
+    ];
+    let mut writer = Proc::spawn("write", dir, &["stage", "write", "--pipeline", pipeline]);
+    let seeded = altflow()
+        .args(["seed", "--pipeline", pipeline])
+        .output()
+        .unwrap();
+    assert!(
+        seeded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&seeded.stderr)
+    );
+
+    // Kill the writer as soon as it has written its first shard.
+    let tars = |out: &Path| -> usize {
+        std::fs::read_dir(out)
+            .map(|d| {
+                d.filter(|e| {
+                    e.as_ref()
+                        .unwrap()
+                        .file_name()
+                        .to_string_lossy()
+                        .ends_with(".tar")
+                })
+                .count()
+            })
+            .unwrap_or(0)
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while tars(&out) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "no shard written:\n{}",
+            logs(dir)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    writer.child.kill().unwrap(); // SIGKILL
+    writer.child.wait().unwrap();
+    let written_before_kill = tars(&out);
+    let mut writer = Proc::spawn(
+        "write-again",
+        dir,
+        &["stage", "write", "--pipeline", pipeline],
+    );
+
+    let deadline = Instant::now() + Duration::from_secs(180);
+    let mut last = Err(String::new());
+    while last.as_ref() != Ok(&reference) {
+        assert!(
+            Instant::now() < deadline,
+            "kafka run never matched the embedded run (had {written_before_kill} shard(s) at the kill); last check: {last:?}\n{}",
+            logs(dir)
+        );
+        std::thread::sleep(Duration::from_millis(500));
+        last = check_shards(&out);
+    }
+
+    // Every stage drains and exits 0 on SIGTERM.
+    for proc in stages.iter_mut().chain(std::iter::once(&mut writer)) {
+        let status = proc.terminate(Duration::from_secs(60));
+        assert!(
+            status.success(),
+            "{} exited with {status}:\n{}",
+            proc.name,
+            logs(dir)
+        );
+    }
+    // And after the drain the output is still exactly the reference: nothing lost, nothing twice.
+    assert_eq!(check_shards(&out).unwrap(), reference);
+}
