@@ -382,4 +382,9 @@ fn stage_processes_on_kafka_match_the_embedded_run_across_a_writer_kill() {
     }
     // And after the drain the output is still exactly the reference: nothing lost, nothing twice.
     assert_eq!(check_shards(&out).unwrap(), reference);
+    let replayed = std::fs::read_to_string(dir.join("write-again.log"))
+        .unwrap()
+        .matches("deleting uncommitted shard")
+        .count();
+    eprintln!("writer killed with {written_before_kill} shard(s) written; after restart it replaced {replayed} uncommitted object(s)");
 }
