@@ -85,7 +85,7 @@ async fn per_partition_order(backend: Backend) {
     let topic = topic(&backend, 4).await;
     let mut consumer = backend
         .bus
-        .consumer(&common::random_name("g"), &[topic.clone()])
+        .consumer(&common::random_name("g"), std::slice::from_ref(&topic))
         .await
         .unwrap();
     let producer = backend.bus.producer().unwrap();
@@ -147,12 +147,12 @@ async fn group_splits_partitions(backend: Backend) {
     let producer = backend.bus.producer().unwrap();
     let a = backend
         .bus
-        .consumer(&group, &[topic.clone()])
+        .consumer(&group, std::slice::from_ref(&topic))
         .await
         .unwrap();
     let b = backend
         .bus
-        .consumer(&group, &[topic.clone()])
+        .consumer(&group, std::slice::from_ref(&topic))
         .await
         .unwrap();
     let total = 400;
@@ -228,7 +228,7 @@ async fn commit_and_resume(backend: Backend) {
     // Member A reads everything but stores only the first half of each partition, then commits.
     let mut a = backend
         .bus
-        .consumer(&group, &[topic.clone()])
+        .consumer(&group, std::slice::from_ref(&topic))
         .await
         .unwrap();
     let messages = (0..total)
@@ -253,7 +253,7 @@ async fn commit_and_resume(backend: Backend) {
     // then A leaves: B must resume each partition exactly at A's committed offset.
     let mut b = backend
         .bus
-        .consumer(&group, &[topic.clone()])
+        .consumer(&group, std::slice::from_ref(&topic))
         .await
         .unwrap();
     let mut resumed = Vec::new();
@@ -286,7 +286,7 @@ async fn backpressure_slows_producer_and_drops_nothing(backend: Backend) {
     let topic = topic(&backend, 1).await;
     let mut consumer = backend
         .bus
-        .consumer(&common::random_name("g"), &[topic.clone()])
+        .consumer(&common::random_name("g"), std::slice::from_ref(&topic))
         .await
         .unwrap();
     let producer = backend.bus.producer().unwrap();

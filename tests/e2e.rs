@@ -309,7 +309,7 @@ fn stage_processes_on_kafka_match_the_embedded_run_across_a_writer_kill() {
         String::from_utf8_lossy(&created.stderr)
     );
 
-    let mut stages = vec![
+    let mut stages = [
         Proc::spawn("crawl", dir, &["stage", "crawl", "--pipeline", pipeline]),
         Proc::spawn("filter", dir, &["stage", "filter", "--pipeline", pipeline]),
         Proc::spawn("fetch", dir, &["stage", "fetch", "--pipeline", pipeline]),

@@ -153,7 +153,7 @@ impl WriterStage {
             }
         }
         // Newest shards first, until the dedup window is full.
-        indexes.sort_by(|a, b| b.0.cmp(&a.0));
+        indexes.sort_by_key(|(offset, _)| std::cmp::Reverse(*offset));
         let mut ids: Vec<String> = Vec::new();
         for (_, path) in indexes {
             if ids.len() >= self.config.dedup_window {
