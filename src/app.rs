@@ -1,6 +1,5 @@
 //! Assembling and running a pipeline: the bus, its topics, the stages, shutdown, and the funnel report.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::io::IsTerminal;
 use std::sync::Arc;
@@ -500,15 +499,4 @@ impl Progress {
             bar.finish_and_clear();
         }
     }
-}
-
-/// Totals by reason over every stage (for tests and reports).
-pub fn rejections(funnel: &Funnel) -> BTreeMap<String, u64> {
-    let mut out = BTreeMap::new();
-    for (_, t) in &funnel.stages {
-        for (reason, n) in &t.rejected {
-            *out.entry(reason.clone()).or_insert(0) += n;
-        }
-    }
-    out
 }

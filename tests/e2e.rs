@@ -386,5 +386,7 @@ fn stage_processes_on_kafka_match_the_embedded_run_across_a_writer_kill() {
         .unwrap()
         .matches("deleting uncommitted shard")
         .count();
-    eprintln!("writer killed with {written_before_kill} shard(s) written; after restart it replaced {replayed} uncommitted object(s)");
+    eprintln!(
+        "writer killed with {written_before_kill} shard(s) written; after restart it replaced {replayed} uncommitted object(s)"
+    );
 }
