@@ -1,0 +1,149 @@
+//! Throughput of the spine's hot paths, each on one core:
+//! - `record`: encoding and decoding a sample carrying a 40 KB JPEG;
+//! - `embedded_bus`: producing and consuming 1 KiB messages through 4 partitions;
+//! - `writer`: building a 100-sample shard (tar + Parquet index) into an in-memory object store;
+//! - `fetch_image`: decode a 1200x800 JPEG, resize to 512 px, re-encode (the fetch stage's CPU work).
+//!
+//! Run: `cargo bench --bench pipeline`. Figures are quoted in README.md.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Duration;
+
+use altflow::bus::embedded::EmbeddedBus;
+use altflow::bus::{Bus, OutMessage, TopicSpec};
+use altflow::config::{FetchConfig, WriteConfig};
+use altflow::record::{Candidate, Image, Record, Sample, sample_id};
+use altflow::stage::{Emitter, Input, Stage};
+use altflow::stages::fetch::process_image;
+use altflow::writer::WriterStage;
+use altflow::writer::store::Store;
+use bytes::Bytes;
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+fn sample(n: usize, jpeg: &[u8]) -> Sample {
+    let url = format!("https://example.com/images/{n}.jpg");
+    let alt = format!("a red sailing boat on a calm blue lake at sunset, picture {n}");
+    Sample {
+        candidate: Some(Candidate {
+            id: sample_id(&url, &alt),
+            page_url: "https://example.com/gallery.html".into(),
+            image_url: url,
+            alt,
+            page_title: "Gallery".into(),
+            depth: 1,
+        }),
+        image: Some(Image {
+            jpeg: jpeg.to_vec(),
+            width: 512,
+            height: 384,
+            original_width: 1200,
+            original_height: 800,
+            original_format: "jpeg".into(),
+            original_bytes: 180_000,
+            sha256: vec![7; 32],
+        }),
+        ..Default::default()
+    }
+}
+
+fn record(c: &mut Criterion) {
+    let s = sample(1, &vec![0xab; 40_000]);
+    let bytes = s.to_bytes();
+    let mut group = c.benchmark_group("record");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("encode_40KB_sample", |b| b.iter(|| black_box(&s).to_bytes()));
+    group.bench_function("decode_40KB_sample", |b| {
+        b.iter(|| Sample::from_bytes(black_box(&bytes)).unwrap())
+    });
+    group.finish();
+}
+
+fn embedded_bus(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    const N: usize = 10_000;
+    let mut group = c.benchmark_group("embedded_bus");
+    group.throughput(Throughput::Elements(N as u64));
+    group.bench_function("produce_consume_10k_1KiB", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                let bus = EmbeddedBus::new(1024);
+                bus.create_topics(&[TopicSpec { name: "t".into(), partitions: 4 }]).await.unwrap();
+                let mut consumer = bus.consumer("g", &["t".into()]).await.unwrap();
+                let producer = bus.producer().unwrap();
+                let payload = Bytes::from(vec![1u8; 1024]);
+                let topic: Arc<str> = Arc::from("t");
+                let mut received = 0;
+                for chunk in 0..N / 500 {
+                    let batch = (0..500)
+                        .map(|i| OutMessage {
+                            topic: topic.clone(),
+                            key: Bytes::from((chunk * 500 + i).to_string()),
+                            payload: payload.clone(),
+                        })
+                        .collect();
+                    producer.send_all(batch).await.unwrap();
+                    while received < (chunk + 1) * 500 {
+                        let got = consumer.poll(1000, Duration::from_millis(10)).await.unwrap();
+                        if let Some(last) = got.last() {
+                            consumer.store_offset("t", last.partition, last.offset + 1).unwrap();
+                        }
+                        received += got.len();
+                    }
+                }
+                received
+            })
+        })
+    });
+    group.finish();
+}
+
+fn writer(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let jpeg = vec![0xab; 40_000];
+    let samples: Vec<Input<Sample>> = (0..100)
+        .map(|n| Input {
+            record: sample(n, &jpeg),
+            topic: Arc::from("pairs"),
+            partition: 0,
+            offset: n as i64,
+        })
+        .collect();
+    let config = WriteConfig {
+        output: "memory://".into(),
+        store_options: Default::default(),
+        max_records: 100,
+        max_bytes: 1 << 30,
+        flush_after: Duration::from_secs(3600),
+        dedup_window: 100_000,
+    };
+    let mut group = c.benchmark_group("writer");
+    group.throughput(Throughput::Elements(100));
+    group.bench_function("shard_of_100_40KB_samples", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                let store = Store::open("memory://", std::iter::empty()).unwrap();
+                let mut stage = WriterStage::new(store, config.clone(), Arc::from("shards"));
+                let mut out = Emitter::new("write", Arc::from("rejects"));
+                stage.process(samples.clone(), &mut out).await.unwrap();
+            })
+        })
+    });
+    group.finish();
+}
+
+fn fetch_image(c: &mut Criterion) {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/site/img/sunset-sea.jpg");
+    let original = std::fs::read(path).unwrap();
+    let config = FetchConfig::default();
+    let mut group = c.benchmark_group("fetch_image");
+    group.throughput(Throughput::Elements(1));
+    group.sample_size(20);
+    group.bench_function("decode_resize_encode_1200x800_to_512", |b| {
+        b.iter(|| process_image(black_box(&original), &config).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, record, embedded_bus, writer, fetch_image);
+criterion_main!(benches);
