@@ -52,7 +52,9 @@ fn record(c: &mut Criterion) {
     let bytes = s.to_bytes();
     let mut group = c.benchmark_group("record");
     group.throughput(Throughput::Elements(1));
-    group.bench_function("encode_40KB_sample", |b| b.iter(|| black_box(&s).to_bytes()));
+    group.bench_function("encode_40KB_sample", |b| {
+        b.iter(|| black_box(&s).to_bytes())
+    });
     group.bench_function("decode_40KB_sample", |b| {
         b.iter(|| Sample::from_bytes(black_box(&bytes)).unwrap())
     });
@@ -60,7 +62,10 @@ fn record(c: &mut Criterion) {
 }
 
 fn embedded_bus(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     const N: usize = 10_000;
     let mut group = c.benchmark_group("embedded_bus");
     group.throughput(Throughput::Elements(N as u64));
@@ -68,7 +73,12 @@ fn embedded_bus(c: &mut Criterion) {
         b.iter(|| {
             runtime.block_on(async {
                 let bus = EmbeddedBus::new(1024);
-                bus.create_topics(&[TopicSpec { name: "t".into(), partitions: 4 }]).await.unwrap();
+                bus.create_topics(&[TopicSpec {
+                    name: "t".into(),
+                    partitions: 4,
+                }])
+                .await
+                .unwrap();
                 let mut consumer = bus.consumer("g", &["t".into()]).await.unwrap();
                 let producer = bus.producer().unwrap();
                 let payload = Bytes::from(vec![1u8; 1024]);
@@ -84,9 +94,14 @@ fn embedded_bus(c: &mut Criterion) {
                         .collect();
                     producer.send_all(batch).await.unwrap();
                     while received < (chunk + 1) * 500 {
-                        let got = consumer.poll(1000, Duration::from_millis(10)).await.unwrap();
+                        let got = consumer
+                            .poll(1000, Duration::from_millis(10))
+                            .await
+                            .unwrap();
                         if let Some(last) = got.last() {
-                            consumer.store_offset("t", last.partition, last.offset + 1).unwrap();
+                            consumer
+                                .store_offset("t", last.partition, last.offset + 1)
+                                .unwrap();
                         }
                         received += got.len();
                     }
@@ -99,7 +114,10 @@ fn embedded_bus(c: &mut Criterion) {
 }
 
 fn writer(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let jpeg = vec![0xab; 40_000];
     let samples: Vec<Input<Sample>> = (0..100)
         .map(|n| Input {
@@ -133,7 +151,10 @@ fn writer(c: &mut Criterion) {
 }
 
 fn fetch_image(c: &mut Criterion) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/site/img/sunset-sea.jpg");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/site/img/sunset-sea.jpg"
+    );
     let original = std::fs::read(path).unwrap();
     let config = FetchConfig::default();
     let mut group = c.benchmark_group("fetch_image");

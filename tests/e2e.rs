@@ -390,3 +390,36 @@ fn stage_processes_on_kafka_match_the_embedded_run_across_a_writer_kill() {
         "writer killed with {written_before_kill} shard(s) written; after restart it replaced {replayed} uncommitted object(s)"
     );
 }
+
+#[test]
+fn follow_mode_keeps_streaming_and_stops_cleanly_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = local_pipeline(dir.path(), common::free_port());
+    let stdout = std::fs::File::create(dir.path().join("stdout")).unwrap();
+    let child = altflow()
+        .arg("run")
+        .arg(&pipeline)
+        .arg("--follow")
+        .current_dir(dir.path())
+        .stdout(stdout)
+        .stderr(std::fs::File::create(dir.path().join("run.log")).unwrap())
+        .spawn()
+        .unwrap();
+    let mut run = Proc { name: "run", child };
+    // Shards appear through the idle flush (write.flush_after) while the run keeps going.
+    let out = dir.path().join("out");
+    wait_for("all samples in shards", Duration::from_secs(60), || {
+        check_shards(&out).is_ok_and(|keys| keys.len() == SITE_SAMPLES)
+    });
+    assert!(
+        run.child.try_wait().unwrap().is_none(),
+        "--follow must not exit by itself"
+    );
+    let status = run.terminate(Duration::from_secs(30));
+    assert!(status.success(), "exit status {status}");
+    let printed = std::fs::read_to_string(dir.path().join("stdout")).unwrap();
+    assert!(
+        printed.contains("funnel") && printed.contains("write"),
+        "{printed}"
+    );
+}
