@@ -133,7 +133,11 @@ impl Store {
     }
 
     /// Opens the store holding one object, given the object's URL or local path, and its path there.
-    pub fn open_object(url: &str) -> Result<(Self, Path), StoreError> {
+    /// `options` are object_store options for cloud URLs (endpoint, region, credentials).
+    pub fn open_object(
+        url: &str,
+        options: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<(Self, Path), StoreError> {
         match parse_output(url)? {
             Output::Local(file) => {
                 let dir = file.parent().map(FsPath::to_path_buf).unwrap_or_default();
@@ -149,7 +153,7 @@ impl Store {
                 reason: "a memory:// store is gone once its process ends".into(),
             }),
             Output::Cloud(parsed) => {
-                let (store, path) = object_store::parse_url(&parsed)?;
+                let (store, path) = object_store::parse_url_opts(&parsed, options)?;
                 Ok((
                     Self {
                         inner: Arc::from(store),

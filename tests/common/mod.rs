@@ -46,56 +46,98 @@ fn tansu_binary() -> Option<PathBuf> {
     })
 }
 
-struct Broker {
+/// A server process that dies with the tests: a shell runs it in the background and kills it when
+/// its stdin (held open by us) closes, which happens when this process exits, however it exits.
+struct Service {
     address: String,
-    // Held so that the watchdog shell kills the broker when this process exits (stdin closes).
     _watchdog: Mutex<Child>,
 }
 
-/// The address of a broker started for this test binary, or None (with a message) when tansu is not
-/// installed. With `ALTFLOW_REQUIRE_KAFKA=1` (set by scripts/test.sh and CI) a missing broker fails
-/// the test instead.
+fn start_service(command: &str, port: u16) -> Service {
+    let script = format!("{command} >/dev/null 2>&1 & pid=$!; read _; kill $pid");
+    let child = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("starting sh");
+    let address = format!("127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while TcpStream::connect(&address).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "`{command}` did not listen on {address}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Service {
+        address,
+        _watchdog: Mutex::new(child),
+    }
+}
+
+/// Whether tests that need a service must fail, rather than skip, when it is missing
+/// (`ALTFLOW_REQUIRE_SERVICES=1`, set by scripts/test.sh and CI).
+fn services_required() -> bool {
+    std::env::var("ALTFLOW_REQUIRE_SERVICES").is_ok_and(|v| v == "1")
+}
+
+/// The address of a Kafka-protocol broker (tansu) started for this test binary, or None when tansu is
+/// not installed and services are not required.
 pub fn kafka_broker() -> Option<String> {
-    static BROKER: OnceLock<Option<Broker>> = OnceLock::new();
+    static BROKER: OnceLock<Option<Service>> = OnceLock::new();
     BROKER
         .get_or_init(|| {
-            let required = std::env::var("ALTFLOW_REQUIRE_KAFKA").is_ok_and(|v| v == "1");
             let Some(binary) = tansu_binary() else {
-                assert!(!required, "tansu not found: run scripts/install-broker.sh");
+                assert!(
+                    !services_required(),
+                    "tansu not found: run scripts/install-broker.sh"
+                );
                 eprintln!("SKIPPED: no tansu broker (run scripts/install-broker.sh)");
                 return None;
             };
             let port = free_port();
             let url = format!("tcp://127.0.0.1:{port}");
-            // The shell kills the broker when our end of its stdin closes, i.e. when the tests exit,
-            // however they exit.
-            let script = format!(
-                "'{}' broker --listener-url {url} --advertised-listener-url {url} \
-                 --storage-engine memory://tansu/ >/dev/null 2>&1 & pid=$!; read _; kill $pid",
-                binary.display()
-            );
-            let child = Command::new("sh")
-                .arg("-c")
-                .arg(script)
-                .stdin(Stdio::piped())
-                .spawn()
-                .expect("starting tansu");
-            let address = format!("127.0.0.1:{port}");
-            let deadline = Instant::now() + Duration::from_secs(30);
-            while TcpStream::connect(&address).is_err() {
-                assert!(
-                    Instant::now() < deadline,
-                    "tansu did not listen on {address}"
-                );
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            Some(Broker {
-                address,
-                _watchdog: Mutex::new(child),
-            })
+            Some(start_service(
+                &format!(
+                    "'{}' broker --listener-url {url} --advertised-listener-url {url} \
+                     --storage-engine memory://tansu/",
+                    binary.display()
+                ),
+                port,
+            ))
         })
         .as_ref()
         .map(|b| b.address.clone())
+}
+
+/// The endpoint of an S3-API server (moto, from PyPI) started for this test binary, or None when it
+/// is not installed and services are not required.
+pub fn s3_endpoint() -> Option<String> {
+    static S3: OnceLock<Option<Service>> = OnceLock::new();
+    S3.get_or_init(|| {
+        let installed = Command::new("moto_server")
+            .arg("--help")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !installed {
+            assert!(
+                !services_required(),
+                "moto_server not found: pip install 'moto[server]'"
+            );
+            eprintln!("SKIPPED: no S3 server (pip install 'moto[server]')");
+            return None;
+        }
+        let port = free_port();
+        Some(start_service(
+            &format!("moto_server -H 127.0.0.1 -p {port}"),
+            port,
+        ))
+    })
+    .as_ref()
+    .map(|s| format!("http://{}", s.address))
 }
 
 /// librdkafka settings that make tests against a local broker quick to notice changes.
