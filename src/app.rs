@@ -66,7 +66,12 @@ pub enum AppError {
 pub fn open_bus(pipeline: &Pipeline) -> (Arc<dyn Bus>, Option<EmbeddedBus>) {
     match pipeline.bus.kind {
         BusKind::Embedded => {
-            let bus = EmbeddedBus::new(pipeline.bus.capacity);
+            // The crawler reads and writes the frontier: no backpressure there, or a page with many
+            // links could make the crawler wait for itself.
+            let bus = EmbeddedBus::with_feedback_topics(
+                pipeline.bus.capacity,
+                vec![pipeline.topic("frontier")],
+            );
             (Arc::new(bus.clone()), Some(bus))
         }
         BusKind::Kafka => {
@@ -320,19 +325,14 @@ pub async fn run_all(pipeline: &Pipeline, options: RunOptions) -> Result<Funnel,
     create_topics(bus.as_ref(), pipeline).await?;
     let producer = bus.producer()?;
 
-    // Every group joins before the first message exists, so no stage misses input.
-    let (stop, shutdown) = watch::channel(false);
+    // Every group joins before the first message exists, so no stage misses input. Each stage has
+    // its own stop signal, so that shutdown can go in dataflow order.
     let mut tasks = Vec::new();
     for stage in &pipeline.stages {
         let consumer = stage_consumer(bus.as_ref(), pipeline, *stage).await?;
-        let task = spawn_stage(
-            pipeline,
-            *stage,
-            consumer,
-            producer.clone(),
-            shutdown.clone(),
-        )?;
-        tasks.push((*stage, task));
+        let (stop, shutdown) = watch::channel(false);
+        let task = spawn_stage(pipeline, *stage, consumer, producer.clone(), shutdown)?;
+        tasks.push((*stage, stop, task));
     }
     if pipeline.stages.contains(&StageName::Crawl) {
         let count = seed(producer.as_ref(), pipeline, site_url.as_deref()).await?;
@@ -358,8 +358,8 @@ pub async fn run_all(pipeline: &Pipeline, options: RunOptions) -> Result<Funnel,
                 break;
             }
             _ = interval.tick() => {
-                if let Some(index) = tasks.iter().position(|(_, t)| t.is_finished()) {
-                    let (stage, task) = tasks.remove(index);
+                if let Some(index) = tasks.iter().position(|(_, _, t)| t.is_finished()) {
+                    let (stage, _, task) = tasks.remove(index);
                     first_error = Some(join_error(stage, task.await));
                     break;
                 }
@@ -374,17 +374,21 @@ pub async fn run_all(pipeline: &Pipeline, options: RunOptions) -> Result<Funnel,
         }
     }
 
-    let _ = stop.send(true);
-    let deadline = pipeline.runtime.drain_timeout;
-    for (stage, task) in tasks {
-        match tokio::time::timeout(deadline, task).await {
+    // Stop upstream first: a stage drains into a downstream stage that is still reading, so nothing
+    // waits on a full topic whose reader has left. One deadline covers the whole drain.
+    let deadline = tokio::time::Instant::now() + pipeline.runtime.drain_timeout;
+    for (stage, stop, task) in tasks {
+        let _ = stop.send(true);
+        let abort = task.abort_handle();
+        match tokio::time::timeout_at(deadline, task).await {
             Ok(joined) => {
                 if let Err(e) = flatten(stage, joined) {
                     first_error.get_or_insert(Err(e));
                 }
             }
             Err(_) => {
-                tracing::error!(%stage, "did not drain within {deadline:?}");
+                tracing::error!(%stage, "did not drain within {:?}", pipeline.runtime.drain_timeout);
+                abort.abort();
                 first_error.get_or_insert(Err(AppError::Crashed(stage)));
             }
         }

@@ -237,7 +237,7 @@ pub struct RuntimeConfig {
     /// How long a stage waits for input before checking its timers.
     #[serde(default = "default_poll_timeout", with = "humantime_serde")]
     pub poll_timeout: Duration,
-    /// Time allowed to finish in-flight work after SIGINT/SIGTERM.
+    /// Time allowed to finish in-flight work after SIGINT/SIGTERM, for all stages together.
     #[serde(default = "default_drain_timeout", with = "humantime_serde")]
     pub drain_timeout: Duration,
 }
@@ -321,7 +321,7 @@ pub struct CrawlConfig {
     /// Links followed from a seed; 0 crawls only the seeds.
     #[serde(default = "default_max_depth")]
     pub max_depth: u32,
-    /// Largest HTML page read, in bytes; longer pages are cut there.
+    /// Largest HTML page read, in bytes; larger pages are rejected (`too_large`).
     #[serde(default = "default_max_page_bytes")]
     pub max_page_bytes: usize,
     /// Pages remembered to avoid crawling one twice (per stage member; bounded memory).

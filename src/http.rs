@@ -91,6 +91,11 @@ pub fn is_public(ip: IpAddr) -> bool {
             if segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
                 return is_public_v4(embedded_v4());
             }
+            // 6to4 (2002::/16) tunnels to the IPv4 address in bits 16..48.
+            if segments[0] == 0x2002 {
+                let o = v6.octets();
+                return is_public_v4(Ipv4Addr::new(o[2], o[3], o[4], o[5]));
+            }
             !(v6.is_loopback()
                 || v6.is_unspecified()
                 || v6.is_multicast()
@@ -98,6 +103,8 @@ pub fn is_public(ip: IpAddr) -> bool {
                 || (segments[0] & 0xffc0) == 0xfe80 // link-local fe80::/10
                 || (segments[0] & 0xffc0) == 0xfec0 // deprecated site-local fec0::/10
                 || (segments[0] == 0x2001 && segments[1] == 0x0db8) // documentation
+                || (segments[0] == 0x2001 && segments[1] == 0) // Teredo: hides its IPv4 endpoint
+                || (segments[0] == 0x64 && segments[1] == 0xff9b && segments[2] == 1) // local NAT64
                 || segments[..6] == [0, 0, 0, 0, 0, 0]) // IPv4-compatible (deprecated)
         }
     }
@@ -196,7 +203,8 @@ impl HttpClient {
         let guard = AddressGuard::new(config.allow_networks.clone());
         let redirect_guard = guard.clone();
         let policy = reqwest::redirect::Policy::custom(move |attempt| {
-            if attempt.previous().len() >= MAX_REDIRECTS {
+            // `previous` holds every URL requested so far, the first one included.
+            if attempt.previous().len() > MAX_REDIRECTS {
                 attempt.error(TooManyRedirects)
             } else if let Err(e) = check_url(&redirect_guard, attempt.url()) {
                 attempt.error(e)
@@ -294,24 +302,18 @@ fn classify(error: reqwest::Error) -> FetchError {
         if e.downcast_ref::<TooManyRedirects>().is_some() {
             return FetchError::new(Reason::Redirects, e.to_string());
         }
-        if let Some(io) = e.downcast_ref::<std::io::Error>()
-            && io.kind() == std::io::ErrorKind::NotFound
-        {
-            return FetchError::new(Reason::Dns, io.to_string());
-        }
         source = e.source();
     }
     let detail = format!("{error:#}");
-    let reason = if error.is_timeout() {
+    // Checked after the walk above: a refusal by the guard also surfaces as a resolver error.
+    let reason = if error.is_dns() {
+        Reason::Dns
+    } else if error.is_timeout() {
         Reason::Timeout
     } else if error.is_redirect() {
         Reason::Redirects
     } else if error.is_connect() {
-        if detail.contains("dns") || detail.contains("failed to lookup") {
-            Reason::Dns
-        } else {
-            Reason::Connect
-        }
+        Reason::Connect
     } else {
         Reason::Network
     };
@@ -346,6 +348,9 @@ mod tests {
             "::ffff:127.0.0.1",
             "::ffff:10.0.0.1",
             "64:ff9b::a9fe:a9fe",
+            "2002:a00:1::1",
+            "2001:0:4136:e378::1",
+            "64:ff9b:1::a00:1",
         ] {
             assert!(!is_public(ip(s)), "{s} should be refused");
         }
@@ -406,7 +411,113 @@ mod tests {
         let client = HttpClient::new(&HttpConfig::default()).unwrap();
         let err = client.get(&url, 1024).await.unwrap_err();
         assert_eq!(err.reason, Reason::BlockedAddress);
+        // A host name goes through the guarded resolver, which finds only loopback addresses.
+        let port = listener.local_addr().unwrap().port();
+        let err = client
+            .get(&format!("http://localhost:{port}/"), 1024)
+            .await
+            .unwrap_err();
+        assert_eq!(err.reason, Reason::BlockedAddress, "{err}");
         listener.set_nonblocking(true).unwrap();
         assert!(listener.accept().is_err(), "a connection was made");
+    }
+
+    /// A tiny HTTP server on 127.0.0.1: `/hop/N` redirects to `/hop/N-1`, `/hop/0` answers 200,
+    /// `/loop` redirects to itself, `/big` sends more than it declares nothing about.
+    async fn redirect_server() -> std::net::SocketAddr {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            loop {
+                let (mut stream, _) = listener.accept().await.unwrap();
+                tokio::spawn(async move {
+                    let mut buf = vec![0u8; 4096];
+                    let n = stream.read(&mut buf).await.unwrap_or(0);
+                    let request = String::from_utf8_lossy(&buf[..n]).into_owned();
+                    let path = request.split_whitespace().nth(1).unwrap_or("/").to_string();
+                    let response = if let Some(n) = path.strip_prefix("/hop/") {
+                        let n: u32 = n.parse().unwrap();
+                        if n == 0 {
+                            "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok"
+                                .to_string()
+                        } else {
+                            format!(
+                                "HTTP/1.1 302 Found\r\nlocation: /hop/{}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                                n - 1
+                            )
+                        }
+                    } else if path == "/loop" {
+                        "HTTP/1.1 302 Found\r\nlocation: /loop\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_string()
+                    } else if path == "/to-metadata" {
+                        "HTTP/1.1 302 Found\r\nlocation: http://169.254.169.254/latest/\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_string()
+                    } else {
+                        format!(
+                            "HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n{}",
+                            "x".repeat(10_000)
+                        )
+                    };
+                    let _ = stream.write_all(response.as_bytes()).await;
+                });
+            }
+        });
+        addr
+    }
+
+    fn local_client() -> HttpClient {
+        HttpClient::new(&HttpConfig {
+            allow_networks: vec!["127.0.0.0/8".parse().unwrap()],
+            ..HttpConfig::default()
+        })
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn follows_five_redirects_and_no_more() {
+        let addr = redirect_server().await;
+        let client = local_client();
+        let ok = client
+            .get(&format!("http://{addr}/hop/5"), 1024)
+            .await
+            .unwrap();
+        assert_eq!(ok.body, b"ok");
+        assert_eq!(ok.final_url.path(), "/hop/0");
+        let err = client
+            .get(&format!("http://{addr}/hop/6"), 1024)
+            .await
+            .unwrap_err();
+        assert_eq!(err.reason, Reason::Redirects, "{err}");
+        let err = client
+            .get(&format!("http://{addr}/loop"), 1024)
+            .await
+            .unwrap_err();
+        assert_eq!(err.reason, Reason::Redirects, "{err}");
+    }
+
+    #[tokio::test]
+    async fn redirect_to_a_blocked_address_is_refused_and_bodies_are_capped() {
+        let addr = redirect_server().await;
+        let client = local_client();
+        let err = client
+            .get(&format!("http://{addr}/to-metadata"), 1024)
+            .await
+            .unwrap_err();
+        assert_eq!(err.reason, Reason::BlockedAddress, "{err}");
+        // No Content-Length: the cap applies while reading.
+        let err = client
+            .get(&format!("http://{addr}/big"), 1000)
+            .await
+            .unwrap_err();
+        assert_eq!(err.reason, Reason::TooLarge, "{err}");
+    }
+
+    #[tokio::test]
+    async fn unresolvable_names_are_dns_failures() {
+        let err = HttpClient::new(&HttpConfig::default())
+            .unwrap()
+            .get("http://name-that-does-not-exist.invalid/", 1024)
+            .await
+            .unwrap_err();
+        assert_eq!(err.reason, Reason::Dns, "{err}");
     }
 }

@@ -49,7 +49,7 @@ fn metrics() -> &'static Metrics {
         );
         let errors = counter(
             "errors_total",
-            "Errors a stage met, by kind (decode, produce, commit, process).",
+            "Errors a stage met, by kind: decode (input sent to dead letters), produce, offset, process.",
             &["stage", "kind"],
         );
         let processing = HistogramVec::new(

@@ -57,14 +57,13 @@ fn image_pipeline_survives_corrupt_images() {
     for v in &valid {
         assert!(process_image(v, &config).is_ok());
     }
-    let mut refused = 0;
     for round in 0..ROUNDS {
         let input = mutate(&mut rng, &valid[round % valid.len()]);
-        if process_image(&input, &config).is_err() {
-            refused += 1;
+        // Either outcome is fine; a panic is not.
+        if let Ok(image) = process_image(&input, &config) {
+            assert!(image.width <= 32 && image.height <= 32);
         }
     }
-    assert!(refused > 0, "mutations must produce some refusals");
 }
 
 #[test]

@@ -7,6 +7,9 @@
 //!   that receives a partition starts at the group's committed offset;
 //! - a producer waits while a partition holds `capacity` messages that some group has not read yet
 //!   (backpressure: a full topic slows its producer, nothing is dropped);
+//! - a topic marked as a feedback loop ([`EmbeddedBus::with_feedback_topics`]: the crawl frontier,
+//!   which the crawler both reads and writes) never makes its producers wait, since the only reader
+//!   that could make room would be the waiting producer itself;
 //! - messages are freed once every group has committed past them, so memory stays bounded by
 //!   `capacity` unread messages plus what consumers hold uncommitted. A topic no group reads (rejects,
 //!   shard announcements in a local run) keeps its newest `capacity` messages, like Kafka's retention.
@@ -39,11 +42,14 @@ pub struct EmbeddedBus {
 struct Inner {
     topics: Mutex<HashMap<String, Arc<Topic>>>,
     capacity: usize,
+    unbounded: Vec<String>,
     next_member: AtomicU64,
 }
 
 struct Topic {
     name: Arc<str>,
+    /// Producers never wait on this topic (a feedback loop).
+    unbounded: bool,
     state: Mutex<TopicState>,
     /// Woken when messages are appended or partitions are reassigned.
     data: Notify,
@@ -79,8 +85,6 @@ struct Group {
 struct Member {
     /// Next offset to read, per owned partition.
     positions: BTreeMap<i32, i64>,
-    /// Offsets stored by the member and not yet committed, per owned partition.
-    stored: BTreeMap<i32, i64>,
     revoked: Vec<i32>,
 }
 
@@ -104,7 +108,6 @@ impl Group {
                 .collect();
             for p in lost {
                 member.positions.remove(&p);
-                member.stored.remove(&p);
                 member.revoked.push(p);
             }
             for p in owned {
@@ -164,10 +167,18 @@ impl TopicState {
 impl EmbeddedBus {
     /// A bus whose partitions each hold at most `capacity` unread messages before producers wait.
     pub fn new(capacity: usize) -> Self {
+        Self::with_feedback_topics(capacity, Vec::new())
+    }
+
+    /// A bus like [`EmbeddedBus::new`] whose topics named in `feedback` never make producers wait:
+    /// for topics a stage both reads and writes, where waiting could deadlock the stage on itself.
+    /// Their growth must be bounded by the producer (the crawler's depth and page limits).
+    pub fn with_feedback_topics(capacity: usize, feedback: Vec<String>) -> Self {
         Self {
             inner: Arc::new(Inner {
                 topics: Mutex::new(HashMap::new()),
                 capacity: capacity.max(1),
+                unbounded: feedback,
                 next_member: AtomicU64::new(0),
             }),
         }
@@ -221,6 +232,7 @@ impl Bus for EmbeddedBus {
             map.entry(spec.name.clone()).or_insert_with(|| {
                 Arc::new(Topic {
                     name: Arc::from(spec.name.as_str()),
+                    unbounded: self.inner.unbounded.contains(&spec.name),
                     state: Mutex::new(TopicState {
                         logs: (0..spec.partitions.max(1))
                             .map(|_| Log::default())
@@ -288,7 +300,7 @@ impl Producer for EmbeddedProducer {
                 {
                     let mut state = topic.lock();
                     let partition = partition_for(&message.key, state.logs.len() as i32) as usize;
-                    if state.unread(partition) < capacity {
+                    if topic.unbounded || state.unread(partition) < capacity {
                         state.logs[partition]
                             .entries
                             .push_back((message.key.clone(), message.payload.clone()));
@@ -442,7 +454,6 @@ impl Consumer for EmbeddedConsumer {
                 return;
             };
             if m.positions.contains_key(&partition) {
-                m.stored.insert(partition, next_offset);
                 // In one process a store is as durable as a commit can be: commit at once.
                 g.committed[partition as usize] = next_offset;
                 state.evict(partition as usize, capacity);

@@ -180,12 +180,19 @@ impl Bus for KafkaBus {
     }
 }
 
+/// A message with the epoch of its partition when it was fetched.
+struct Fetched {
+    epoch: u64,
+    message: Message,
+}
+
 /// Runs on the poll thread until `stop` is set or the async side goes away.
 fn poll_loop(
     consumer: &BaseConsumer<ConsumerCtx>,
-    sender: &mpsc::Sender<Message>,
+    sender: &mpsc::Sender<Fetched>,
     stop: &AtomicBool,
 ) {
+    let state = consumer.context().0.clone();
     let mut topics: HashMap<String, Arc<str>> = HashMap::new();
     // A dropped consumer closes the channel, which ends this thread and frees the client.
     while !stop.load(Ordering::Relaxed) && !sender.is_closed() {
@@ -203,8 +210,12 @@ fn poll_loop(
                     key: Bytes::copy_from_slice(m.key().unwrap_or_default()),
                     payload: Bytes::copy_from_slice(m.payload().unwrap_or_default()),
                 };
-                // Waiting here is the backpressure: a slow stage stops the fetching.
-                if sender.blocking_send(message).is_err() {
+                // Rebalance callbacks run inside `poll` on this thread, so the epoch read here is
+                // the one the message was fetched under.
+                let epoch = state.epoch(&message.topic, message.partition);
+                // Waiting here is the backpressure: a slow stage stops the fetching (librdkafka
+                // still prefetches up to `queued.max.messages.kbytes`).
+                if sender.blocking_send(Fetched { epoch, message }).is_err() {
                     break;
                 }
             }
@@ -219,6 +230,20 @@ struct GroupState {
     revoked: Mutex<Vec<(Arc<str>, i32)>>,
     assigned: Mutex<HashSet<(String, i32)>>,
     lag: Mutex<HashMap<(String, i32), i64>>,
+    /// Bumped for a partition each time it is revoked. Messages fetched before a revocation may
+    /// still sit in the channel; if the partition comes back, librdkafka fetches again from the
+    /// committed offset, and those stale copies must not be processed ahead of the replay.
+    epochs: Mutex<HashMap<(String, i32), u64>>,
+}
+
+impl GroupState {
+    fn epoch(&self, topic: &str, partition: i32) -> u64 {
+        let epochs = self.epochs.lock().unwrap_or_else(|e| e.into_inner());
+        epochs
+            .get(&(topic.to_string(), partition))
+            .copied()
+            .unwrap_or(0)
+    }
 }
 
 struct ConsumerCtx(Arc<GroupState>);
@@ -247,8 +272,11 @@ impl ConsumerContext for ConsumerCtx {
             }
             let mut assigned = self.0.assigned.lock().unwrap_or_else(|e| e.into_inner());
             let mut revoked = self.0.revoked.lock().unwrap_or_else(|e| e.into_inner());
+            let mut epochs = self.0.epochs.lock().unwrap_or_else(|e| e.into_inner());
             for element in partitions.elements() {
-                assigned.remove(&(element.topic().to_string(), element.partition()));
+                let key = (element.topic().to_string(), element.partition());
+                assigned.remove(&key);
+                *epochs.entry(key).or_insert(0) += 1;
                 revoked.push((Arc::from(element.topic()), element.partition()));
             }
         }
@@ -312,7 +340,7 @@ fn commit_sync(consumer: &BaseConsumer<ConsumerCtx>) -> Result<()> {
 
 struct KafkaConsumer {
     consumer: Arc<BaseConsumer<ConsumerCtx>>,
-    receiver: Option<mpsc::Receiver<Message>>,
+    receiver: Option<mpsc::Receiver<Fetched>>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
     state: Arc<GroupState>,
@@ -331,19 +359,24 @@ impl KafkaConsumer {
 impl Consumer for KafkaConsumer {
     async fn poll(&mut self, max: usize, timeout: Duration) -> Result<Vec<Message>> {
         let receiver = self.receiver.as_mut().ok_or(BusError::Closed)?;
-        let mut batch = Vec::new();
+        let mut fetched = Vec::new();
         match tokio::time::timeout(timeout, receiver.recv()).await {
-            Err(_) => return Ok(batch),
+            Err(_) => return Ok(Vec::new()),
             Ok(None) => return Err(BusError::Closed),
-            Ok(Some(message)) => batch.push(message),
+            Ok(Some(first)) => fetched.push(first),
         }
-        while batch.len() < max.max(1) {
+        while fetched.len() < max.max(1) {
             match receiver.try_recv() {
-                Ok(message) => batch.push(message),
+                Ok(next) => fetched.push(next),
                 Err(_) => break,
             }
         }
-        Ok(batch)
+        // Drop what was fetched before its partition was last revoked.
+        Ok(fetched
+            .into_iter()
+            .filter(|f| f.epoch == self.state.epoch(&f.message.topic, f.message.partition))
+            .map(|f| f.message)
+            .collect())
     }
 
     fn store_offset(&mut self, topic: &str, partition: i32, next_offset: i64) -> Result<()> {
@@ -355,7 +388,9 @@ impl Consumer for KafkaConsumer {
         match self.consumer.store_offsets(&list) {
             Ok(()) => Ok(()),
             // The partition was revoked meanwhile; its new owner redoes the work.
-            Err(KafkaError::StoreOffset(RDKafkaErrorCode::State)) => Ok(()),
+            Err(KafkaError::StoreOffset(
+                RDKafkaErrorCode::State | RDKafkaErrorCode::UnknownPartition,
+            )) => Ok(()),
             Err(error) => Err(kafka("store offset")(error)),
         }
     }

@@ -61,7 +61,7 @@ pub async fn run_stage<S: Stage>(
         if *shutdown.borrow() {
             break;
         }
-        let polled = tokio::select! {
+        let mut polled = tokio::select! {
             biased;
             _ = shutdown.changed() => break,
             polled = consumer.poll(settings.batch_size, settings.poll_timeout) => polled?,
@@ -71,6 +71,14 @@ pub async fn run_stage<S: Stage>(
             tracing::info!(stage = settings.stage, ?revoked, "partitions revoked");
             stage.revoked(&revoked).await;
             progress.retain(|key, _| !revoked.contains(key));
+            // Messages read before the revocation belong to the new owner now: processing them
+            // here would race its replay (and, for the writer, its shard clean-up).
+            let owned = consumer.assignment();
+            polled.retain(|m| {
+                owned
+                    .iter()
+                    .any(|(t, p)| *t == m.topic && *p == m.partition)
+            });
         }
         let started = Instant::now();
         let had_input = !polled.is_empty();
@@ -103,6 +111,7 @@ pub async fn run_stage<S: Stage>(
                             S::Input::KIND
                         );
                         metrics.rejected("malformed");
+                        metrics.error("decode");
                         let letter = DeadLetter {
                             stage: settings.stage.to_string(),
                             error: format!("not a {}: {error}", S::Input::KIND),
@@ -115,11 +124,17 @@ pub async fn run_stage<S: Stage>(
                     }
                 }
             }
-            if !batch.is_empty() {
-                stage.process(batch, &mut out).await?;
+            if !batch.is_empty()
+                && let Err(error) = stage.process(batch, &mut out).await
+            {
+                metrics.error("process");
+                return Err(error);
             }
         }
-        stage.tick(&mut out).await?;
+        if let Err(error) = stage.tick(&mut out).await {
+            metrics.error("process");
+            return Err(error);
+        }
         produce(&mut out, producer.as_ref(), &metrics).await?;
         store(&stage, consumer.as_mut(), &mut progress, &metrics)?;
         if had_input {
@@ -174,7 +189,7 @@ fn store<S: Stage>(
         };
         if durable > p.stored {
             if let Err(error) = consumer.store_offset(topic, *partition, durable) {
-                metrics.error("commit");
+                metrics.error("offset");
                 return Err(error.into());
             }
             p.stored = durable;

@@ -92,8 +92,9 @@ pub fn process_image(bytes: &[u8], config: &FetchConfig) -> Result<Image, ImageR
     let mut limits = Limits::default();
     limits.max_image_width = Some(width);
     limits.max_image_height = Some(height);
-    // Four bytes per pixel plus slack: a decoder that wants more than the header promised is refused.
-    limits.max_alloc = Some(u64::from(width) * u64::from(height) * 4 + (1 << 20));
+    // Eight bytes per pixel (16-bit RGBA, the widest format decoded) plus slack: a decoder that
+    // wants more than the header promised is refused.
+    limits.max_alloc = Some(u64::from(width) * u64::from(height) * 8 + (1 << 20));
     let mut decoder = reader();
     decoder.limits(limits);
     let decoded = decoder

@@ -12,7 +12,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
-use crate::record::Sample;
+use crate::record::{Candidate, Image, Sample};
 
 /// The index schema. Columns are only ever added, never renamed, so old readers keep working.
 pub fn schema() -> SchemaRef {
@@ -95,8 +95,9 @@ pub struct Placement {
 impl IndexBuilder {
     /// Adds the row of `sample` (which must carry a candidate and an image).
     pub fn push(&mut self, sample: &Sample, placement: &Placement) {
-        let candidate = sample.candidate.clone().unwrap_or_default();
-        let image = sample.image.clone().unwrap_or_default();
+        let empty = (Candidate::default(), Image::default());
+        let candidate = sample.candidate.as_ref().unwrap_or(&empty.0);
+        let image = sample.image.as_ref().unwrap_or(&empty.1);
         self.key.append_value(&candidate.id);
         self.caption.append_value(sample.caption());
         self.alt.append_value(&candidate.alt);

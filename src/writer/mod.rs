@@ -27,7 +27,7 @@ use crate::config::WriteConfig;
 use crate::dedup::BoundedSet;
 use crate::metrics::StageMetrics;
 use crate::reason::Reason;
-use crate::record::{Sample, ShardAnnouncement};
+use crate::record::{Candidate, Image, Sample, ShardAnnouncement};
 use crate::stage::{Emitter, Input, Stage, StageError};
 use index::{IndexBuilder, Placement};
 use store::Store;
@@ -172,11 +172,7 @@ impl WriterStage {
                 .map_err(object_err)?
                 .bytes()
                 .await
-                .map_err(|source| WriterError::Object {
-                    op: "read",
-                    path: path.to_string(),
-                    source,
-                })?;
+                .map_err(object_err)?;
             let keys = index::read_keys(bytes).map_err(|source| WriterError::Index {
                 path: path.to_string(),
                 source,
@@ -246,8 +242,9 @@ impl WriterStage {
 
 /// Serialises the per-sample metadata file.
 fn sample_json(sample: &Sample) -> Vec<u8> {
-    let candidate = sample.candidate.clone().unwrap_or_default();
-    let image = sample.image.clone().unwrap_or_default();
+    let empty = (Candidate::default(), Image::default());
+    let candidate = sample.candidate.as_ref().unwrap_or(&empty.0);
+    let image = sample.image.as_ref().unwrap_or(&empty.1);
     let value = serde_json::json!({
         "key": candidate.id,
         "caption": sample.caption(),
@@ -388,7 +385,7 @@ mod tests {
         assert!(shard_name(3, 99) < shard_name(3, 120));
     }
 
-    use crate::record::{Candidate, Image, Record, Reject, sample_id};
+    use crate::record::{Record, Reject, sample_id};
     use object_store::ObjectStoreExt;
 
     fn sample(n: usize) -> Sample {
