@@ -29,7 +29,7 @@ use tokio::sync::Notify;
 use tokio::sync::futures::Notified;
 
 use super::{
-    Bus, BusError, Consumer, Message, OutMessage, PartitionLag, Producer, Result, TopicSpec,
+    Bus, BusError, Consumer, Message, OutMessage, PartitionLag, Producer, Result, TopicSpec, lock,
     partition_for,
 };
 
@@ -131,7 +131,7 @@ impl Group {
 impl Topic {
     fn lock(&self) -> MutexGuard<'_, TopicState> {
         // A panic while holding the lock leaves plain data behind; keep serving it.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.state)
     }
 }
 
@@ -185,10 +185,7 @@ impl EmbeddedBus {
     }
 
     fn topic(&self, name: &str) -> Result<Arc<Topic>> {
-        self.inner
-            .topics
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        lock(&self.inner.topics)
             .get(name)
             .cloned()
             .ok_or_else(|| BusError::UnknownTopic(name.to_string()))
@@ -198,14 +195,7 @@ impl EmbeddedBus {
     /// `read_only`, messages not yet read; for the others, messages not yet committed. Committing
     /// happens after a stage's outputs are produced, so zero means nothing is in flight anywhere.
     pub fn outstanding(&self, read_only: &[String]) -> i64 {
-        let topics: Vec<Arc<Topic>> = self
-            .inner
-            .topics
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .cloned()
-            .collect();
+        let topics: Vec<Arc<Topic>> = lock(&self.inner.topics).values().cloned().collect();
         let mut total = 0;
         for topic in topics {
             let state = topic.lock();
@@ -227,7 +217,7 @@ impl EmbeddedBus {
 #[async_trait]
 impl Bus for EmbeddedBus {
     async fn create_topics(&self, topics: &[TopicSpec]) -> Result<()> {
-        let mut map = self.inner.topics.lock().unwrap_or_else(|e| e.into_inner());
+        let mut map = lock(&self.inner.topics);
         for spec in topics {
             map.entry(spec.name.clone()).or_insert_with(|| {
                 Arc::new(Topic {

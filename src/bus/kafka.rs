@@ -29,7 +29,7 @@ use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
 use tokio::sync::mpsc;
 
 use super::{
-    Bus, BusError, Consumer, Message, OutMessage, PartitionLag, Producer, Result, TopicSpec,
+    Bus, BusError, Consumer, Message, OutMessage, PartitionLag, Producer, Result, TopicSpec, lock,
 };
 
 /// Settings of the Kafka backend.
@@ -117,7 +117,7 @@ impl Bus for KafkaBus {
     }
 
     fn producer(&self) -> Result<Arc<dyn Producer>> {
-        let mut slot = self.producer.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slot = lock(&self.producer);
         if let Some(producer) = slot.as_ref() {
             return Ok(producer.clone());
         }
@@ -219,6 +219,12 @@ fn poll_loop(
                     break;
                 }
             }
+            // A fatal error ends the client: closing the channel fails the stage, so that its
+            // supervisor restarts it, rather than leaving it idle.
+            Some(Err(error)) if error.rdkafka_error_code() == Some(RDKafkaErrorCode::Fatal) => {
+                tracing::error!(%error, "fatal kafka consumer error");
+                break;
+            }
             Some(Err(error)) => tracing::warn!(%error, "kafka consumer error"),
         }
     }
@@ -238,7 +244,7 @@ struct GroupState {
 
 impl GroupState {
     fn epoch(&self, topic: &str, partition: i32) -> u64 {
-        let epochs = self.epochs.lock().unwrap_or_else(|e| e.into_inner());
+        let epochs = lock(&self.epochs);
         epochs
             .get(&(topic.to_string(), partition))
             .copied()
@@ -250,7 +256,7 @@ struct ConsumerCtx(Arc<GroupState>);
 
 impl ClientContext for ConsumerCtx {
     fn stats(&self, statistics: Statistics) {
-        let mut lag = self.0.lag.lock().unwrap_or_else(|e| e.into_inner());
+        let mut lag = lock(&self.0.lag);
         for (topic, t) in statistics.topics {
             for (partition, p) in t.partitions {
                 // librdkafka reports the internal partition -1 and unknown lags as -1.
@@ -270,9 +276,9 @@ impl ConsumerContext for ConsumerCtx {
             if let Err(error) = commit_sync(consumer) {
                 tracing::warn!(%error, "commit on revoke failed");
             }
-            let mut assigned = self.0.assigned.lock().unwrap_or_else(|e| e.into_inner());
-            let mut revoked = self.0.revoked.lock().unwrap_or_else(|e| e.into_inner());
-            let mut epochs = self.0.epochs.lock().unwrap_or_else(|e| e.into_inner());
+            let mut assigned = lock(&self.0.assigned);
+            let mut revoked = lock(&self.0.revoked);
+            let mut epochs = lock(&self.0.epochs);
             for element in partitions.elements() {
                 let key = (element.topic().to_string(), element.partition());
                 assigned.remove(&key);
@@ -284,7 +290,7 @@ impl ConsumerContext for ConsumerCtx {
 
     fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         if let Rebalance::Assign(partitions) = rebalance {
-            let mut assigned = self.0.assigned.lock().unwrap_or_else(|e| e.into_inner());
+            let mut assigned = lock(&self.0.assigned);
             for element in partitions.elements() {
                 assigned.insert((element.topic().to_string(), element.partition()));
             }
@@ -400,11 +406,7 @@ impl Consumer for KafkaConsumer {
     }
 
     fn assignment(&self) -> Vec<(Arc<str>, i32)> {
-        let assigned = self
-            .state
-            .assigned
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let assigned = lock(&self.state.assigned);
         assigned
             .iter()
             .map(|(topic, partition)| (Arc::from(topic.as_str()), *partition))
@@ -412,16 +414,12 @@ impl Consumer for KafkaConsumer {
     }
 
     fn take_revoked(&mut self) -> Vec<(Arc<str>, i32)> {
-        std::mem::take(&mut *self.state.revoked.lock().unwrap_or_else(|e| e.into_inner()))
+        std::mem::take(&mut *lock(&self.state.revoked))
     }
 
     fn lag(&self) -> Vec<PartitionLag> {
-        let assigned = self
-            .state
-            .assigned
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        let lag = self.state.lag.lock().unwrap_or_else(|e| e.into_inner());
+        let assigned = lock(&self.state.assigned);
+        let lag = lock(&self.state.lag);
         assigned
             .iter()
             .filter_map(|key| {
