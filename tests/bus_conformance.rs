@@ -70,17 +70,21 @@ fn message(topic: &str, key: &str, payload: String) -> OutMessage {
     }
 }
 
-/// Polls until `want` messages arrived or the backend's patience runs out.
+/// Polls until `want` distinct messages arrived or the backend's patience runs out. (A member that
+/// takes over a partition without committing may see a message twice: at-least-once.)
 async fn collect(consumer: &mut dyn Consumer, want: usize, patience: Duration) -> Vec<Message> {
     let deadline = Instant::now() + patience;
     let mut got = Vec::new();
-    while got.len() < want && Instant::now() < deadline {
-        got.extend(
-            consumer
-                .poll(100, Duration::from_millis(200))
-                .await
-                .unwrap(),
-        );
+    let mut distinct = BTreeSet::new();
+    while distinct.len() < want && Instant::now() < deadline {
+        for m in consumer
+            .poll(100, Duration::from_millis(200))
+            .await
+            .unwrap()
+        {
+            distinct.insert((m.topic.clone(), m.partition, m.offset));
+            got.push(m);
+        }
     }
     got
 }
@@ -274,7 +278,15 @@ async fn commit_and_resume(backend: Backend) {
         .iter()
         .map(|(p, end)| (end - committed[p]) as usize)
         .sum();
-    resumed.extend(collect(b.as_mut(), expected - resumed.len(), backend.patience).await);
+    let distinct = |got: &[Message]| {
+        got.iter()
+            .map(|m| (m.partition, m.offset))
+            .collect::<BTreeSet<_>>()
+            .len()
+    };
+    while distinct(&resumed) < expected && Instant::now() < deadline {
+        resumed.extend(b.poll(100, Duration::from_millis(200)).await.unwrap());
+    }
     let mut first: BTreeMap<i32, i64> = BTreeMap::new();
     for m in &resumed {
         first.entry(m.partition).or_insert(m.offset);
@@ -287,6 +299,47 @@ async fn commit_and_resume(backend: Backend) {
         "everything after the commit, nothing before it"
     );
     b.close().await.unwrap();
+}
+
+async fn rebalance_reports_revocations(backend: Backend) {
+    let topic = topic(&backend, 2).await;
+    let group = common::random_name("g");
+    let topics = std::slice::from_ref(&topic);
+    let mut a = backend.bus.consumer(&group, topics).await.unwrap();
+    let deadline = Instant::now() + backend.patience;
+    while a.assignment().len() < 2 {
+        assert!(Instant::now() < deadline, "A never got both partitions");
+        a.poll(10, Duration::from_millis(100)).await.unwrap();
+    }
+    a.take_revoked();
+
+    // B joins: whatever B receives must have been reported to A as revoked, and the two members'
+    // assignments must split the topic.
+    let mut b = backend.bus.consumer(&group, topics).await.unwrap();
+    let mut revoked = BTreeSet::new();
+    loop {
+        a.poll(10, Duration::from_millis(50)).await.unwrap();
+        b.poll(10, Duration::from_millis(50)).await.unwrap();
+        revoked.extend(a.take_revoked().into_iter().map(|(_, p)| p));
+        let owned_a: BTreeSet<i32> = a.assignment().into_iter().map(|(_, p)| p).collect();
+        let owned_b: BTreeSet<i32> = b.assignment().into_iter().map(|(_, p)| p).collect();
+        if !owned_b.is_empty()
+            && owned_a.len() + owned_b.len() == 2
+            && owned_a.is_disjoint(&owned_b)
+        {
+            assert!(
+                owned_b.is_subset(&revoked),
+                "B owns {owned_b:?}, A was told of {revoked:?}"
+            );
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no clean split: A {owned_a:?}, B {owned_b:?}"
+        );
+    }
+    b.close().await.unwrap();
+    a.close().await.unwrap();
 }
 
 async fn backpressure_slows_producer_and_drops_nothing(backend: Backend) {
@@ -375,5 +428,6 @@ conformance!(
     per_partition_order,
     group_splits_partitions,
     commit_and_resume,
+    rebalance_reports_revocations,
     backpressure_slows_producer_and_drops_nothing,
 );
