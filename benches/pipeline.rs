@@ -32,6 +32,7 @@ fn sample(n: usize, jpeg: &[u8]) -> Sample {
             alt,
             page_title: "Gallery".into(),
             depth: 1,
+            ..Default::default()
         }),
         image: Some(Image {
             jpeg: jpeg.to_vec(),

@@ -1,40 +1,210 @@
-//! Streaming HTML extraction: `<img>` elements with alt text, links, `<base>` and `<title>`.
+//! Streaming HTML extraction: image candidates with their text and layout features, and links.
 //!
 //! Built on lol_html, a streaming parser made for hostile input at CDN scale: pages are fed in chunks
-//! and never held as a DOM. Only this issue's minimum is here (src, alt, links); srcset, lazy-load
-//! attributes, captions and dominant-image features come with the full crawler.
+//! and never held as a DOM. For every `<img>` it records the URL (`src`, the widest `srcset` entry, or a
+//! lazy-load attribute), the alt and title text, the enclosing `<figure>`'s caption, bounded text around
+//! the image, and the features used to tell the page's dominant images from decoration (LAIT, seed 003:
+//! "detect dominant images by HTML tags and DOM tree features"): declared size, position, whether it sits
+//! in navigation/header/footer/aside or inside a link.
 
 use std::cell::RefCell;
+use std::collections::HashSet;
+use std::rc::Rc;
 
-use lol_html::{HtmlRewriter, Settings, element, text};
+use lol_html::{HtmlRewriter, Settings, doc_text, element, text};
 use url::Url;
 
+use crate::record::{Candidate, sample_id};
+
+/// Dominance score from which an image counts as the page's content.
+pub const DOMINANT: f32 = 0.5;
+
+/// Characters of text kept on each side of an image as its context.
+pub const CONTEXT_CHARS: usize = 200;
+
+/// Attributes that lazy-loading scripts use instead of `src`, in order of preference.
+const LAZY_SRC: [&str; 4] = ["data-src", "data-lazy-src", "data-original", "data-url"];
+
 /// An image reference found on a page.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ImageRef {
     /// Absolute image URL.
     pub url: Url,
     /// Alt text, entities decoded and whitespace collapsed (never empty).
     pub alt: String,
+    /// The `title` attribute.
+    pub title: String,
+    /// Text of the enclosing `<figure>`'s `<figcaption>`.
+    pub figcaption: String,
+    /// Up to [`CONTEXT_CHARS`] characters of visible text before and after the image.
+    pub context: String,
+    /// Declared `width` attribute in pixels (0 when absent or not a plain number).
+    pub declared_width: u32,
+    /// Declared `height` attribute in pixels.
+    pub declared_height: u32,
+    /// Position among the page's `<img>` elements, from 0.
+    pub position: u32,
+    /// Inside `<nav>`, `<header>`, `<footer>` or `<aside>`.
+    pub in_boilerplate: bool,
+    /// Inside an `<a>` element.
+    pub in_link: bool,
+    /// Dominance score in [0, 1], see [`dominance`].
+    pub dominance: f32,
 }
 
 /// What a page yields.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Page {
     /// The `<title>`, whitespace collapsed.
     pub title: String,
-    /// Images with non-empty alt text, deduplicated by (URL, alt), in document order.
+    /// The `lang` attribute of `<html>`, lower-cased (empty when absent).
+    pub language: String,
+    /// Images with non-empty alt text, deduplicated by (URL, alt), in document order. Images that
+    /// cannot carry a training sample are left out: `data:` URIs, SVG, and tracking pixels
+    /// (declared 2×2 or smaller).
     pub images: Vec<ImageRef>,
     /// Absolute http(s) links, deduplicated, fragments removed, in document order.
     pub links: Vec<Url>,
 }
 
+/// Layout features of an image, as far as the HTML tells them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Layout {
+    /// Declared width (0: unknown).
+    pub width: u32,
+    /// Declared height (0: unknown).
+    pub height: u32,
+    /// Inside navigation, header, footer or aside.
+    pub in_boilerplate: bool,
+    /// Inside a link.
+    pub in_link: bool,
+    /// Pages of the same site the image was seen on so far (1: only this one).
+    pub pages_seen: u32,
+}
+
+/// How likely an image is the page's content rather than decoration, in [0, 1].
+///
+/// A transparent heuristic over the features LAIT names (seed 003): declared size against the 300 px
+/// side LAIT requires (unknown size is neutral), placement in navigation/header/footer/aside, being a
+/// link, and repetition across the site's pages (logos, badges). Images scoring at least
+/// [`DOMINANT`] are flagged dominant.
+pub fn dominance(layout: &Layout) -> f32 {
+    let size = if layout.width > 0 && layout.height > 0 {
+        let short = layout.width.min(layout.height) as f32;
+        0.2 + 0.8 * (short / 300.0).min(1.0)
+    } else {
+        0.6
+    };
+    let mut score = size;
+    if layout.in_boilerplate {
+        score *= 0.4;
+    }
+    if layout.in_link {
+        score *= 0.8;
+    }
+    if layout.pages_seen >= 3 {
+        score *= 0.4;
+    }
+    score.clamp(0.0, 1.0)
+}
+
+/// Raw findings, before URL resolution.
 #[derive(Default)]
 struct Raw {
     base: Option<String>,
     title: String,
-    images: Vec<(String, String)>,
+    language: String,
+    images: Vec<RawImage>,
     links: Vec<String>,
+    /// Open nav/header/footer/aside elements.
+    boilerplate_depth: u32,
+    /// Open `<a>` elements.
+    link_depth: u32,
+    /// Open script/style/noscript/template/title elements, whose text is not body text.
+    hidden_depth: u32,
+    /// Open figures: the images inside each, and its caption so far.
+    figures: Vec<(Vec<usize>, String)>,
+    in_figcaption: u32,
+    /// The last visible text, at most CONTEXT_CHARS characters.
+    before: String,
+    /// Images still collecting text after themselves.
+    waiting_after: Vec<usize>,
+    img_count: u32,
+}
+
+struct RawImage {
+    src: String,
+    alt: String,
+    title: String,
+    figcaption: String,
+    before: String,
+    after: String,
+    width: u32,
+    height: u32,
+    position: u32,
+    in_boilerplate: bool,
+    in_link: bool,
+}
+
+impl Raw {
+    fn visible_text(&mut self, text: &str) {
+        if self.hidden_depth > 0 || text.is_empty() {
+            return;
+        }
+        if self.in_figcaption > 0
+            && let Some((_, caption)) = self.figures.last_mut()
+        {
+            caption.push_str(text);
+        }
+        push_bounded(&mut self.before, text);
+        let images = &mut self.images;
+        self.waiting_after.retain(|i| {
+            let after = &mut images[*i].after;
+            let room = CONTEXT_CHARS.saturating_sub(after.chars().count());
+            after.extend(text.chars().take(room));
+            after.chars().count() < CONTEXT_CHARS
+        });
+    }
+}
+
+/// Appends `text` to `buffer`, keeping only its last CONTEXT_CHARS characters.
+fn push_bounded(buffer: &mut String, text: &str) {
+    buffer.push_str(text);
+    let count = buffer.chars().count();
+    if count > CONTEXT_CHARS {
+        let cut = buffer
+            .char_indices()
+            .nth(count - CONTEXT_CHARS)
+            .map_or(0, |(i, _)| i);
+        buffer.drain(..cut);
+    }
+}
+
+/// The widest candidate of a `srcset` (by `w` descriptor, else `x` density), or None.
+pub fn widest_in_srcset(srcset: &str) -> Option<String> {
+    srcset
+        .split(',')
+        .filter_map(|entry| {
+            let mut parts = entry.split_whitespace();
+            let url = parts.next()?;
+            let weight = match parts.next() {
+                Some(d) if d.ends_with('w') => d.trim_end_matches('w').parse::<f32>().ok()?,
+                // Densities rank below any width, but among themselves by density.
+                Some(d) if d.ends_with('x') => d.trim_end_matches('x').parse::<f32>().ok()? / 1e6,
+                _ => 1e-6,
+            };
+            Some((url.to_string(), weight))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(url, _)| url)
+}
+
+/// A plain pixel count from an attribute (`640` or `640px`); 0 otherwise.
+fn pixels(value: Option<String>) -> u32 {
+    value
+        .map(|v| v.trim().trim_end_matches("px").trim().to_string())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
 }
 
 /// Extracts images and links from `html`, resolving relative URLs against `<base href>` or `page_url`.
@@ -42,10 +212,41 @@ struct Raw {
 /// Malformed HTML is parsed as browsers would; the parser's own errors (which only arise from
 /// internal limits) end extraction early with what was found so far.
 pub fn extract(html: &[u8], page_url: &Url) -> Page {
-    let raw = RefCell::new(Raw::default());
+    let raw = Rc::new(RefCell::new(Raw::default()));
     {
+        // End-tag handlers must be 'static, so they hold their own handle on the state.
+        let depth_counter = |field: fn(&mut Raw) -> &mut u32| {
+            let raw = raw.clone();
+            move |el: &mut lol_html::html_content::Element<'_, '_>| {
+                *field(&mut raw.borrow_mut()) += 1;
+                let raw = raw.clone();
+                if let Some(handlers) = el.end_tag_handlers() {
+                    handlers.push(Box::new(move |_| {
+                        let mut raw = raw.borrow_mut();
+                        let depth = field(&mut raw);
+                        *depth = depth.saturating_sub(1);
+                        Ok(())
+                    }));
+                } else {
+                    // No end tag will come (void or self-closing): nothing to count.
+                    let mut raw = raw.borrow_mut();
+                    let depth = field(&mut raw);
+                    *depth = depth.saturating_sub(1);
+                }
+                Ok(())
+            }
+        };
+        let figure_raw = raw.clone();
         let mut rewriter = HtmlRewriter::new(
             Settings::new()
+                .append_element_content_handler(element!("html[lang]", |el| {
+                    raw.borrow_mut().language = el
+                        .get_attribute("lang")
+                        .unwrap_or_default()
+                        .trim()
+                        .to_lowercase();
+                    Ok(())
+                }))
                 .append_element_content_handler(element!("base[href]", |el| {
                     let mut raw = raw.borrow_mut();
                     if raw.base.is_none() {
@@ -53,14 +254,85 @@ pub fn extract(html: &[u8], page_url: &Url) -> Page {
                     }
                     Ok(())
                 }))
+                .append_element_content_handler(element!(
+                    "nav, header, footer, aside",
+                    depth_counter(|r| &mut r.boilerplate_depth)
+                ))
+                .append_element_content_handler(element!("a", depth_counter(|r| &mut r.link_depth)))
+                .append_element_content_handler(element!(
+                    "script, style, noscript, template, title",
+                    depth_counter(|r| &mut r.hidden_depth)
+                ))
+                .append_element_content_handler(element!(
+                    "figcaption",
+                    depth_counter(|r| &mut r.in_figcaption)
+                ))
+                .append_element_content_handler(element!("figure", move |el| {
+                    figure_raw
+                        .borrow_mut()
+                        .figures
+                        .push((Vec::new(), String::new()));
+                    let raw = figure_raw.clone();
+                    let close = move || {
+                        let mut raw = raw.borrow_mut();
+                        if let Some((images, caption)) = raw.figures.pop() {
+                            let caption = crate::html::collapse(&decode_entities(&caption));
+                            for i in images {
+                                raw.images[i].figcaption = caption.clone();
+                            }
+                        }
+                    };
+                    match el.end_tag_handlers() {
+                        Some(handlers) => {
+                            let handler: lol_html::EndTagHandler<'static> = Box::new(move |_| {
+                                close();
+                                Ok(())
+                            });
+                            handlers.push(handler);
+                        }
+                        None => close(),
+                    }
+                    Ok(())
+                }))
                 .append_element_content_handler(element!("img", |el| {
-                    let alt = el.get_attribute("alt").unwrap_or_default();
+                    // The widest srcset rendition first, then src, then lazy-load attributes.
                     let src = el
-                        .get_attribute("src")
-                        .filter(|s| !s.trim().is_empty())
-                        .or_else(|| el.get_attribute("data-src"));
-                    if let Some(src) = src {
-                        raw.borrow_mut().images.push((src, alt));
+                        .get_attribute("srcset")
+                        .and_then(|s| widest_in_srcset(&s))
+                        .or_else(|| {
+                            el.get_attribute("src").filter(|s| {
+                                !s.trim().is_empty() && !s.trim_start().starts_with("data:")
+                            })
+                        })
+                        .or_else(|| LAZY_SRC.iter().find_map(|a| el.get_attribute(a)))
+                        .or_else(|| {
+                            el.get_attribute("data-srcset")
+                                .and_then(|s| widest_in_srcset(&s))
+                        });
+                    let mut raw = raw.borrow_mut();
+                    let position = raw.img_count;
+                    raw.img_count += 1;
+                    let Some(src) = src else {
+                        return Ok(());
+                    };
+                    let index = raw.images.len();
+                    let image = RawImage {
+                        src,
+                        alt: el.get_attribute("alt").unwrap_or_default(),
+                        title: el.get_attribute("title").unwrap_or_default(),
+                        figcaption: String::new(),
+                        before: raw.before.clone(),
+                        after: String::new(),
+                        width: pixels(el.get_attribute("width")),
+                        height: pixels(el.get_attribute("height")),
+                        position,
+                        in_boilerplate: raw.boilerplate_depth > 0,
+                        in_link: raw.link_depth > 0,
+                    };
+                    raw.images.push(image);
+                    raw.waiting_after.push(index);
+                    if let Some((images, _)) = raw.figures.last_mut() {
+                        images.push(index);
                     }
                     Ok(())
                 }))
@@ -73,6 +345,10 @@ pub fn extract(html: &[u8], page_url: &Url) -> Page {
                 .append_element_content_handler(text!("title", |chunk| {
                     raw.borrow_mut().title.push_str(chunk.as_str());
                     Ok(())
+                }))
+                .append_document_content_handler(doc_text!(|chunk| {
+                    raw.borrow_mut().visible_text(chunk.as_str());
+                    Ok(())
                 })),
             |_: &[u8]| {},
         );
@@ -84,7 +360,7 @@ pub fn extract(html: &[u8], page_url: &Url) -> Page {
         }
         let _ = rewriter.end();
     }
-    let raw = raw.into_inner();
+    let raw = std::mem::take(&mut *raw.borrow_mut());
 
     let base = raw
         .base
@@ -107,21 +383,52 @@ pub fn extract(html: &[u8], page_url: &Url) -> Page {
 
     let mut page = Page {
         title: collapse(&decode_entities(&raw.title)),
+        language: raw.language,
         ..Default::default()
     };
-    let mut seen_images = std::collections::HashSet::new();
-    for (src, alt) in raw.images {
-        let alt = collapse(&decode_entities(&alt));
+    let mut seen_images = HashSet::new();
+    for image in raw.images {
+        let alt = collapse(&decode_entities(&image.alt));
         if alt.is_empty() {
             continue;
         }
-        if let Some(url) = resolve(&src)
-            && seen_images.insert((url.clone(), alt.clone()))
-        {
-            page.images.push(ImageRef { url, alt });
+        let tracking_pixel =
+            image.width > 0 && image.height > 0 && image.width <= 2 && image.height <= 2;
+        let Some(url) = resolve(&image.src) else {
+            continue;
+        };
+        if tracking_pixel || url.path().to_ascii_lowercase().ends_with(".svg") {
+            continue;
         }
+        if !seen_images.insert((url.clone(), alt.clone())) {
+            continue;
+        }
+        let layout = Layout {
+            width: image.width,
+            height: image.height,
+            in_boilerplate: image.in_boilerplate,
+            in_link: image.in_link,
+            pages_seen: 1,
+        };
+        let context = collapse(&decode_entities(&format!(
+            "{} {}",
+            image.before, image.after
+        )));
+        page.images.push(ImageRef {
+            url,
+            alt,
+            title: collapse(&decode_entities(&image.title)),
+            figcaption: image.figcaption,
+            context,
+            declared_width: image.width,
+            declared_height: image.height,
+            position: image.position,
+            in_boilerplate: image.in_boilerplate,
+            in_link: image.in_link,
+            dominance: dominance(&layout),
+        });
     }
-    let mut seen_links = std::collections::HashSet::new();
+    let mut seen_links = HashSet::new();
     for href in raw.links {
         if let Some(url) = resolve(&href)
             && seen_links.insert(url.clone())
@@ -130,6 +437,39 @@ pub fn extract(html: &[u8], page_url: &Url) -> Page {
         }
     }
     page
+}
+
+/// The candidate record for `image` found on `page` at `page_url`, whose image was seen on
+/// `pages_seen` pages of the site so far (dominance is recomputed with it).
+pub fn candidate(image: &ImageRef, page: &Page, page_url: &Url, pages_seen: u32) -> Candidate {
+    let layout = Layout {
+        width: image.declared_width,
+        height: image.declared_height,
+        in_boilerplate: image.in_boilerplate,
+        in_link: image.in_link,
+        pages_seen,
+    };
+    let score = dominance(&layout);
+    Candidate {
+        id: sample_id(image.url.as_str(), &image.alt),
+        page_url: page_url.to_string(),
+        image_url: image.url.to_string(),
+        alt: image.alt.clone(),
+        page_title: page.title.clone(),
+        depth: 0,
+        image_title: image.title.clone(),
+        figcaption: image.figcaption.clone(),
+        context: image.context.clone(),
+        page_language: page.language.clone(),
+        declared_width: image.declared_width,
+        declared_height: image.declared_height,
+        position: image.position,
+        in_boilerplate: image.in_boilerplate,
+        in_link: image.in_link,
+        pages_seen,
+        dominance: score,
+        dominant: score >= DOMINANT,
+    }
 }
 
 /// Collapses runs of whitespace to one space and trims.
@@ -200,10 +540,17 @@ mod tests {
         )
     }
 
+    fn urls(p: &Page) -> Vec<(&str, &str)> {
+        p.images
+            .iter()
+            .map(|i| (i.url.as_str(), i.alt.as_str()))
+            .collect()
+    }
+
     #[test]
     fn images_with_alt_are_resolved_and_deduplicated() {
         let p = page(
-            r#"<html><head><title> My
+            r#"<html lang="EN-gb"><head><title> My
             page </title></head><body>
             <img src="a.jpg" alt="a  red &amp; blue boat">
             <img src="/b.jpg" alt="">
@@ -215,19 +562,107 @@ mod tests {
             </body></html>"#,
         );
         assert_eq!(p.title, "My page");
-        let got: Vec<(&str, &str)> = p
-            .images
-            .iter()
-            .map(|i| (i.url.as_str(), i.alt.as_str()))
-            .collect();
+        assert_eq!(p.language, "en-gb");
         assert_eq!(
-            got,
+            urls(&p),
             vec![
                 ("http://site.test/dir/a.jpg", "a red & blue boat"),
                 ("http://site.test/dir/lazy.jpg", "lazy one"),
                 ("http://other.test/x.jpg", "upper case tags"),
             ]
         );
+        // Positions count every <img>, kept or not.
+        let positions: Vec<u32> = p.images.iter().map(|i| i.position).collect();
+        assert_eq!(positions, vec![0, 4, 6]);
+    }
+
+    #[test]
+    fn srcset_lazy_attributes_and_non_photos() {
+        let p = page(
+            r#"<img src="small.jpg" srcset="small.jpg 320w, big.jpg 1280w, mid.jpg 640w" alt="wide pick">
+            <img srcset="a1.jpg 1x, a2.jpg 2x" alt="density pick">
+            <img src="data:image/gif;base64,R0lG" data-lazy-src="real.jpg" alt="lazy behind a placeholder">
+            <img src="logo.svg" alt="vector logo">
+            <img src="pixel.gif" width="1" height="1" alt="tracking pixel">"#,
+        );
+        assert_eq!(
+            urls(&p),
+            vec![
+                ("http://site.test/dir/big.jpg", "wide pick"),
+                ("http://site.test/dir/a2.jpg", "density pick"),
+                ("http://site.test/dir/real.jpg", "lazy behind a placeholder"),
+            ]
+        );
+        assert_eq!(widest_in_srcset("x.jpg"), Some("x.jpg".into()));
+        assert_eq!(widest_in_srcset(" , "), None);
+    }
+
+    #[test]
+    fn captions_context_and_title() {
+        let p = page(
+            r#"<p>Before the picture we talk about boats.</p>
+            <script>var hidden = "not visible text";</script>
+            <figure><img src="boat.jpg" alt="a boat" title="Boat &amp; sea">
+            <figcaption>A red boat at <b>sunset</b>.</figcaption></figure>
+            <p>After the picture, more about the harbour.</p>"#,
+        );
+        let image = &p.images[0];
+        assert_eq!(image.title, "Boat & sea");
+        assert_eq!(image.figcaption, "A red boat at sunset.");
+        assert!(
+            image
+                .context
+                .starts_with("Before the picture we talk about boats."),
+            "{}",
+            image.context
+        );
+        assert!(
+            image.context.contains("After the picture"),
+            "{}",
+            image.context
+        );
+        assert!(!image.context.contains("not visible"), "{}", image.context);
+    }
+
+    #[test]
+    fn context_is_bounded() {
+        let long = "word ".repeat(500);
+        let p = page(&format!(
+            "<p>{long}</p><img src=a.jpg alt='x y z'><p>{long}</p>"
+        ));
+        assert!(p.images[0].context.chars().count() <= 2 * CONTEXT_CHARS + 1);
+    }
+
+    #[test]
+    fn layout_features_and_dominance() {
+        let p = page(
+            r#"<header><a href="/"><img src="logo.png" width="120" height="40" alt="site logo"></a></header>
+            <nav><img src="icon.png" alt="menu icon"></nav>
+            <article><img src="photo.jpg" width="800" height="600" alt="the article photo"></article>
+            <footer><img src="badge.png" width="88" height="31" alt="valid html badge"></footer>"#,
+        );
+        let by_alt = |alt: &str| p.images.iter().find(|i| i.alt == alt).unwrap().clone();
+        let logo = by_alt("site logo");
+        assert!(logo.in_boilerplate && logo.in_link);
+        assert_eq!((logo.declared_width, logo.declared_height), (120, 40));
+        let photo = by_alt("the article photo");
+        assert!(!photo.in_boilerplate && !photo.in_link);
+        assert!(photo.dominance >= 0.5, "{}", photo.dominance);
+        for other in ["site logo", "menu icon", "valid html badge"] {
+            assert!(
+                by_alt(other).dominance < 0.5,
+                "{other}: {}",
+                by_alt(other).dominance
+            );
+        }
+        // Repetition across a site demotes even a large image.
+        let repeated = Layout {
+            width: 800,
+            height: 600,
+            pages_seen: 5,
+            ..Layout::default()
+        };
+        assert!(dominance(&repeated) < 0.5);
     }
 
     #[test]
@@ -270,6 +705,8 @@ mod tests {
             "<img src=x alt='y' <a href=",
             "\u{0}\u{ffff}<title>",
             "<svg><img src=a alt=b></svg><math><a href=c>",
+            "<figure><figure><img src=a alt=b></figure>",
+            "</nav></nav></a><img src=a alt=b>",
         ] {
             let _ = page(html);
         }

@@ -75,6 +75,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the image candidates of an HTML file, one JSON object per line, as the crawler sees them.
+    Extract {
+        /// HTML file to read.
+        #[arg(long)]
+        html: PathBuf,
+        /// URL the page was fetched from, to resolve relative links.
+        #[arg(long)]
+        base_url: url::Url,
+    },
     /// Check a pipeline file without running it; every problem is reported with its key.
     Validate {
         /// Pipeline file.
@@ -162,6 +171,35 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
             app::shutdown_signal().await;
         }
         Command::Inspect { shard, limit, json } => inspect(&shard, limit, json).await?,
+        Command::Extract { html, base_url } => {
+            let bytes =
+                std::fs::read(&html).with_context(|| format!("reading {}", html.display()))?;
+            let page = altflow::html::extract(&bytes, &base_url);
+            for image in &page.images {
+                let c = altflow::html::candidate(image, &page, &base_url, 1);
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "id": c.id,
+                        "image_url": c.image_url,
+                        "alt": c.alt,
+                        "title": c.image_title,
+                        "figcaption": c.figcaption,
+                        "context": c.context,
+                        "page_url": c.page_url,
+                        "page_title": c.page_title,
+                        "page_language": c.page_language,
+                        "declared_width": c.declared_width,
+                        "declared_height": c.declared_height,
+                        "position": c.position,
+                        "in_boilerplate": c.in_boilerplate,
+                        "in_link": c.in_link,
+                        "dominance": c.dominance,
+                        "dominant": c.dominant,
+                    })
+                );
+            }
+        }
         Command::Validate { pipeline: path } => {
             let pipeline = Pipeline::load(&path)?;
             let stages: Vec<&str> = pipeline.stages.iter().map(|s| s.as_str()).collect();

@@ -79,6 +79,42 @@ pub struct Candidate {
     /// Crawl depth of the page.
     #[prost(uint32, tag = "6")]
     pub depth: u32,
+    /// The image's `title` attribute.
+    #[prost(string, tag = "7")]
+    pub image_title: String,
+    /// Caption of the enclosing `<figure>`.
+    #[prost(string, tag = "8")]
+    pub figcaption: String,
+    /// Visible text around the image (bounded).
+    #[prost(string, tag = "9")]
+    pub context: String,
+    /// The page's declared language (`<html lang>`), lower-cased.
+    #[prost(string, tag = "10")]
+    pub page_language: String,
+    /// Declared width in the HTML (0: none).
+    #[prost(uint32, tag = "11")]
+    pub declared_width: u32,
+    /// Declared height in the HTML (0: none).
+    #[prost(uint32, tag = "12")]
+    pub declared_height: u32,
+    /// Position among the page's images, from 0.
+    #[prost(uint32, tag = "13")]
+    pub position: u32,
+    /// Inside navigation, header, footer or aside.
+    #[prost(bool, tag = "14")]
+    pub in_boilerplate: bool,
+    /// Inside a link.
+    #[prost(bool, tag = "15")]
+    pub in_link: bool,
+    /// Pages of the site this image was seen on so far, by this crawler member.
+    #[prost(uint32, tag = "16")]
+    pub pages_seen: u32,
+    /// Dominance score in [0, 1] (see `html::dominance`).
+    #[prost(float, tag = "17")]
+    pub dominance: f32,
+    /// Whether the image is taken as the page's content rather than decoration (score ≥ 0.5).
+    #[prost(bool, tag = "18")]
+    pub dominant: bool,
 }
 
 impl Record for Candidate {
@@ -277,6 +313,9 @@ mod tests {
             alt: "a cat on a mat".into(),
             page_title: "Cats".into(),
             depth: 1,
+            dominance: 0.9,
+            dominant: true,
+            ..Default::default()
         }
     }
 

@@ -11,10 +11,10 @@ use futures::StreamExt;
 use url::Url;
 
 use crate::config::CrawlConfig;
-use crate::dedup::BoundedSet;
+use crate::dedup::{BoundedCounter, BoundedSet};
 use crate::html;
 use crate::http::HttpClient;
-use crate::record::{Candidate, CrawlRequest, sample_id};
+use crate::record::CrawlRequest;
 use crate::stage::{Emitter, Input, Stage, StageError};
 
 /// The key of a frontier message: the URL's host, so that one member owns a host's politeness.
@@ -33,6 +33,8 @@ pub struct CrawlStage {
     candidates: Arc<str>,
     frontier: Arc<str>,
     seen: BoundedSet<String>,
+    /// Pages each image URL was seen on, to spot site-wide decoration (logos, badges).
+    site_images: BoundedCounter<String>,
 }
 
 impl CrawlStage {
@@ -45,7 +47,9 @@ impl CrawlStage {
         frontier: Arc<str>,
     ) -> Self {
         let seen = BoundedSet::new(config.seen_capacity);
+        let site_images = BoundedCounter::new(config.seen_capacity);
         Self {
+            site_images,
             http,
             config,
             concurrency,
@@ -87,15 +91,10 @@ impl Stage for CrawlStage {
                 }
             };
             let page = html::extract(&fetched.body, &fetched.final_url);
-            for image in page.images {
-                let candidate = Candidate {
-                    id: sample_id(image.url.as_str(), &image.alt),
-                    page_url: fetched.final_url.to_string(),
-                    image_url: image.url.to_string(),
-                    alt: image.alt,
-                    page_title: page.title.clone(),
-                    depth: request.depth,
-                };
+            for image in &page.images {
+                let pages_seen = self.site_images.increment(image.url.to_string());
+                let mut candidate = html::candidate(image, &page, &fetched.final_url, pages_seen);
+                candidate.depth = request.depth;
                 out.emit(&self.candidates, &candidate.id, &candidate);
             }
             if request.depth >= self.config.max_depth {

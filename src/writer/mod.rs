@@ -252,6 +252,10 @@ fn sample_json(sample: &Sample) -> Vec<u8> {
         "page_url": candidate.page_url,
         "image_url": candidate.image_url,
         "page_title": candidate.page_title,
+        "page_language": candidate.page_language,
+        "figcaption": candidate.figcaption,
+        "dominance": candidate.dominance,
+        "dominant": candidate.dominant,
         "width": image.width,
         "height": image.height,
         "original": {
