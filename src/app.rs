@@ -12,7 +12,6 @@ use crate::bus::embedded::EmbeddedBus;
 use crate::bus::kafka::{KafkaBus, KafkaSettings};
 use crate::bus::{Bus, BusError, Consumer, OutMessage, Producer, TopicSpec};
 use crate::config::{BusKind, ConfigError, Pipeline, StageName};
-use crate::http::HttpClient;
 use crate::metrics::{self, StageTotals};
 use crate::record::{CrawlRequest, Record};
 use crate::stage::StageError;
@@ -20,6 +19,7 @@ use crate::stage::runner::{RunnerSettings, run_stage};
 use crate::stages::crawl::{CrawlStage, frontier_key};
 use crate::stages::fetch::FetchStage;
 use crate::stages::filter::FilterStage;
+use crate::web::Web;
 use crate::writer::WriterStage;
 use crate::writer::store::Store;
 
@@ -175,12 +175,16 @@ pub fn spawn_stage(
         poll_timeout: pipeline.runtime.poll_timeout,
     };
     let output = topic(stage.output_topic());
-    let http = || HttpClient::new(&pipeline.http).map_err(|e| fail(e.into()));
+    let web = || {
+        Web::new(&pipeline.http)
+            .map(Arc::new)
+            .map_err(|e| fail(e.into()))
+    };
     let concurrency = pipeline.http.concurrency;
     Ok(match stage {
         StageName::Crawl => {
             let s = CrawlStage::new(
-                http()?,
+                web()?,
                 pipeline.crawl.clone(),
                 concurrency,
                 output,
@@ -193,7 +197,7 @@ pub fn spawn_stage(
             tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
         }
         StageName::Fetch => {
-            let s = FetchStage::new(http()?, pipeline.fetch.clone(), concurrency, output);
+            let s = FetchStage::new(web()?, pipeline.fetch.clone(), concurrency, output);
             tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
         }
         StageName::Write => {

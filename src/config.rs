@@ -282,6 +282,15 @@ pub struct HttpConfig {
     /// Requests in flight at once per stage member.
     #[serde(default = "default_concurrency")]
     pub concurrency: usize,
+    /// Obey robots.txt for pages and images (RFC 9309) and `noai`/`noimageai` opt-outs.
+    #[serde(default = "default_true")]
+    pub respect_robots: bool,
+    /// How long a fetched robots.txt is trusted.
+    #[serde(default = "default_robots_ttl", with = "humantime_serde")]
+    pub robots_ttl: Duration,
+    /// Origins whose robots.txt is kept in memory at once, per stage member.
+    #[serde(default = "default_robots_capacity")]
+    pub robots_capacity: usize,
 }
 
 impl Default for HttpConfig {
@@ -292,6 +301,9 @@ impl Default for HttpConfig {
             timeout: default_timeout(),
             allow_networks: Vec::new(),
             concurrency: default_concurrency(),
+            respect_robots: true,
+            robots_ttl: default_robots_ttl(),
+            robots_capacity: default_robots_capacity(),
         }
     }
 }
@@ -307,6 +319,15 @@ fn default_timeout() -> Duration {
 }
 fn default_concurrency() -> usize {
     16
+}
+fn default_true() -> bool {
+    true
+}
+fn default_robots_ttl() -> Duration {
+    Duration::from_secs(3600)
+}
+fn default_robots_capacity() -> usize {
+    10_000
 }
 
 /// The `[crawl]` table.

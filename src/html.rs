@@ -65,6 +65,8 @@ pub struct Page {
     pub images: Vec<ImageRef>,
     /// Absolute http(s) links, deduplicated, fragments removed, in document order.
     pub links: Vec<Url>,
+    /// The contents of `<meta name="robots">` elements, joined with commas.
+    pub robots: String,
 }
 
 /// Layout features of an image, as far as the HTML tells them.
@@ -116,6 +118,7 @@ struct Raw {
     language: String,
     images: Vec<RawImage>,
     links: Vec<String>,
+    robots: String,
     /// Open nav/header/footer/aside elements.
     boilerplate_depth: u32,
     /// Open `<a>` elements.
@@ -245,6 +248,21 @@ pub fn extract(html: &[u8], page_url: &Url) -> Page {
                         .unwrap_or_default()
                         .trim()
                         .to_lowercase();
+                    Ok(())
+                }))
+                .append_element_content_handler(element!("meta[name][content]", |el| {
+                    let name = el
+                        .get_attribute("name")
+                        .unwrap_or_default()
+                        .to_ascii_lowercase();
+                    if name == "robots" {
+                        let mut raw = raw.borrow_mut();
+                        let content = el.get_attribute("content").unwrap_or_default();
+                        if !raw.robots.is_empty() {
+                            raw.robots.push(',');
+                        }
+                        raw.robots.push_str(&decode_entities(&content));
+                    }
                     Ok(())
                 }))
                 .append_element_content_handler(element!("base[href]", |el| {
@@ -384,6 +402,7 @@ pub fn extract(html: &[u8], page_url: &Url) -> Page {
     let mut page = Page {
         title: collapse(&decode_entities(&raw.title)),
         language: raw.language,
+        robots: raw.robots,
         ..Default::default()
     };
     let mut seen_images = HashSet::new();
@@ -563,6 +582,11 @@ mod tests {
         );
         assert_eq!(p.title, "My page");
         assert_eq!(p.language, "en-gb");
+        assert_eq!(p.robots, "");
+        let q = page(
+            r#"<meta name="Robots" content="noindex"><meta name="robots" content="noimageai">"#,
+        );
+        assert_eq!(q.robots, "noindex,noimageai");
         assert_eq!(
             urls(&p),
             vec![

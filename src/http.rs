@@ -52,6 +52,8 @@ pub struct Fetched {
     pub final_url: Url,
     /// The `Content-Type` header, if any.
     pub content_type: Option<String>,
+    /// The `X-Robots-Tag` headers, joined with commas.
+    pub robots_tag: String,
     /// The body.
     pub body: Vec<u8>,
 }
@@ -264,6 +266,13 @@ impl HttpClient {
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
+        let robots_tag = response
+            .headers()
+            .get_all("x-robots-tag")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect::<Vec<_>>()
+            .join(",");
         // Read in chunks and stop at the limit: a server may lie about, or omit, the length.
         let mut body = Vec::new();
         let mut stream = response.bytes_stream();
@@ -280,9 +289,26 @@ impl HttpClient {
         Ok(Fetched {
             final_url,
             content_type,
+            robots_tag,
             body,
         })
     }
+}
+
+/// Whether robots directives (an `X-Robots-Tag` value or a robots `<meta>` content) opt out of AI
+/// use: `noai` or `noimageai`, unscoped or scoped to `agent` (`altflow: noai`).
+pub fn forbids_ai(directives: &str, agent: &str) -> bool {
+    directives.split(',').any(|directive| {
+        let directive = directive.trim().to_ascii_lowercase();
+        let directive = match directive.split_once(':') {
+            Some((scope, rest)) if scope.trim() == agent => rest.trim().to_string(),
+            Some(_) => return false,
+            None => directive,
+        };
+        directive
+            .split_whitespace()
+            .any(|d| d == "noai" || d == "noimageai")
+    })
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -362,6 +388,16 @@ mod tests {
         ] {
             assert!(is_public(ip(s)), "{s} should be allowed");
         }
+    }
+
+    #[test]
+    fn ai_opt_outs_are_recognised() {
+        assert!(forbids_ai("noai", "altflow"));
+        assert!(forbids_ai("noindex, NoImageAI", "altflow"));
+        assert!(forbids_ai("altflow: noai", "altflow"));
+        assert!(!forbids_ai("otherbot: noai", "altflow"));
+        assert!(!forbids_ai("noindex, nofollow", "altflow"));
+        assert!(!forbids_ai("", "altflow"));
     }
 
     #[test]

@@ -42,6 +42,11 @@ pub enum Reason {
     TooManyWords,
     /// Any other network or protocol failure.
     Network,
+    /// robots.txt disallows the URL for our user agent.
+    Robots,
+    /// The page or image opts out of AI use (`X-Robots-Tag` or `<meta name="robots">` with `noai` or
+    /// `noimageai`).
+    NoAi,
     /// A sample reached the writer without an id or image.
     Incomplete,
     /// A sample with this id was already written.
@@ -69,6 +74,8 @@ impl Reason {
             Reason::TooFewWords => "too_few_words",
             Reason::TooManyWords => "too_many_words",
             Reason::Network => "network",
+            Reason::Robots => "robots",
+            Reason::NoAi => "noai",
             Reason::Incomplete => "incomplete",
             Reason::Duplicate => "duplicate",
         }

@@ -23,13 +23,15 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use async_trait::async_trait;
+
+use crate::sync::lock;
 use bytes::Bytes;
 use futures::future::select_all;
 use tokio::sync::Notify;
 use tokio::sync::futures::Notified;
 
 use super::{
-    Bus, BusError, Consumer, Message, OutMessage, PartitionLag, Producer, Result, TopicSpec, lock,
+    Bus, BusError, Consumer, Message, OutMessage, PartitionLag, Producer, Result, TopicSpec,
     partition_for,
 };
 

@@ -16,6 +16,8 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use async_trait::async_trait;
+
+use crate::sync::lock;
 use bytes::Bytes;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::{ClientContext, DefaultClientContext};
@@ -29,7 +31,7 @@ use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
 use tokio::sync::mpsc;
 
 use super::{
-    Bus, BusError, Consumer, Message, OutMessage, PartitionLag, Producer, Result, TopicSpec, lock,
+    Bus, BusError, Consumer, Message, OutMessage, PartitionLag, Producer, Result, TopicSpec,
 };
 
 /// Settings of the Kafka backend.

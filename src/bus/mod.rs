@@ -129,12 +129,6 @@ pub trait Consumer: Send {
     async fn close(self: Box<Self>) -> Result<()>;
 }
 
-/// Locks `mutex`, also after a panic elsewhere poisoned it: the bus's locks guard plain data that
-/// stays consistent between statements, so serving it beats failing every later caller.
-pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// The partition a key maps to: FNV-1a, stable across processes and versions.
 pub fn partition_for(key: &[u8], partitions: i32) -> i32 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;

@@ -13,9 +13,10 @@ use url::Url;
 use crate::config::CrawlConfig;
 use crate::dedup::{BoundedCounter, BoundedSet};
 use crate::html;
-use crate::http::HttpClient;
+use crate::reason::Reason;
 use crate::record::CrawlRequest;
 use crate::stage::{Emitter, Input, Stage, StageError};
+use crate::web::Web;
 
 /// The key of a frontier message: the URL's host, so that one member owns a host's politeness.
 pub fn frontier_key(url: &str) -> String {
@@ -27,7 +28,7 @@ pub fn frontier_key(url: &str) -> String {
 
 /// The crawl stage.
 pub struct CrawlStage {
-    http: HttpClient,
+    web: Arc<Web>,
     config: CrawlConfig,
     concurrency: usize,
     candidates: Arc<str>,
@@ -40,7 +41,7 @@ pub struct CrawlStage {
 impl CrawlStage {
     /// A crawler producing candidates to `candidates` and new links to `frontier`.
     pub fn new(
-        http: HttpClient,
+        web: Arc<Web>,
         config: CrawlConfig,
         concurrency: usize,
         candidates: Arc<str>,
@@ -50,7 +51,7 @@ impl CrawlStage {
         let site_images = BoundedCounter::new(config.seen_capacity);
         Self {
             site_images,
-            http,
+            web,
             config,
             concurrency,
             candidates,
@@ -74,11 +75,11 @@ impl Stage for CrawlStage {
             .map(|i| i.record)
             .filter(|r| self.seen.insert(r.url.clone()))
             .collect();
-        let http = &self.http;
+        let web = &self.web;
         let max_bytes = self.config.max_page_bytes;
         let mut pages = futures::stream::iter(requests)
             .map(|request| async move {
-                let result = http.get(&request.url, max_bytes).await;
+                let result = web.get(&request.url, max_bytes).await;
                 (request, result)
             })
             .buffered(self.concurrency);
@@ -91,7 +92,17 @@ impl Stage for CrawlStage {
                 }
             };
             let page = html::extract(&fetched.body, &fetched.final_url);
-            for image in &page.images {
+            // A page that opts out of AI use gives no candidates; its links may still be followed.
+            let opted_out = self.web.forbids_ai(&page.robots);
+            if opted_out {
+                out.reject(
+                    Reason::NoAi,
+                    "",
+                    fetched.final_url.as_str(),
+                    format!("<meta name=\"robots\" content=\"{}\">", page.robots),
+                );
+            }
+            for image in page.images.iter().filter(|_| !opted_out) {
                 let pages_seen = self.site_images.increment(image.url.to_string());
                 let mut candidate = html::candidate(image, &page, &fetched.final_url, pages_seen);
                 candidate.depth = request.depth;

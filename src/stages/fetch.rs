@@ -14,10 +14,10 @@ use image::{DynamicImage, ImageFormat, ImageReader, Limits};
 use sha2::{Digest, Sha256};
 
 use crate::config::FetchConfig;
-use crate::http::HttpClient;
 use crate::reason::Reason;
 use crate::record::{Candidate, Image, Pair};
 use crate::stage::{Emitter, Input, Stage, StageError};
+use crate::web::Web;
 
 /// Why an image was refused, with a detail for humans.
 #[derive(Debug, Clone, PartialEq)]
@@ -130,7 +130,7 @@ pub fn process_image(bytes: &[u8], config: &FetchConfig) -> Result<Image, ImageR
 
 /// The fetch stage.
 pub struct FetchStage {
-    http: HttpClient,
+    web: Arc<Web>,
     config: Arc<FetchConfig>,
     concurrency: usize,
     output: Arc<str>,
@@ -138,14 +138,9 @@ pub struct FetchStage {
 
 impl FetchStage {
     /// A fetcher producing pairs to `output`.
-    pub fn new(
-        http: HttpClient,
-        config: FetchConfig,
-        concurrency: usize,
-        output: Arc<str>,
-    ) -> Self {
+    pub fn new(web: Arc<Web>, config: FetchConfig, concurrency: usize, output: Arc<str>) -> Self {
         Self {
-            http,
+            web,
             config: Arc::new(config),
             concurrency,
             output,
@@ -162,12 +157,12 @@ impl Stage for FetchStage {
         batch: Vec<Input<Candidate>>,
         out: &mut Emitter,
     ) -> Result<(), StageError> {
-        let http = &self.http;
+        let web = &self.web;
         let config = &self.config;
         let mut results = futures::stream::iter(batch)
             .map(|input| async move {
                 let candidate = input.record;
-                let result = match http.get(&candidate.image_url, config.max_image_bytes).await {
+                let result = match web.get(&candidate.image_url, config.max_image_bytes).await {
                     Err(e) => Err(refuse(e.reason, e.detail)),
                     Ok(fetched) => {
                         let config = config.clone();

@@ -1,0 +1,294 @@
+//! robots.txt (RFC 9309): parsing, matching, and a bounded per-origin cache.
+//!
+//! The crawler asks before every page and every image. Rules come from the group whose user-agent
+//! matches ours (case-insensitive product token, e.g. `altflow`), else the `*` group; the longest
+//! matching rule wins and `allow` wins a tie; `*` matches any run of characters and `$` anchors the end.
+//! As the RFC says: a robots.txt that is missing (4xx) allows everything; one that cannot be fetched
+//! (5xx, network error) disallows everything until the cache entry expires.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use url::Url;
+
+use crate::http::HttpClient;
+use crate::reason::Reason;
+use crate::sync::lock;
+
+/// Largest robots.txt read (RFC 9309 asks crawlers to parse at least 500 KiB).
+pub const MAX_ROBOTS_BYTES: usize = 512 * 1024;
+
+/// The rules that apply to one user agent on one origin.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Robots {
+    /// (allow, pattern) pairs.
+    rules: Vec<(bool, String)>,
+    /// Everything is disallowed (robots.txt unreachable).
+    deny_all: bool,
+}
+
+impl Robots {
+    /// Rules allowing everything (no robots.txt).
+    pub fn allow_all() -> Self {
+        Self::default()
+    }
+
+    /// Rules disallowing everything (robots.txt unreachable).
+    pub fn deny_all() -> Self {
+        Self {
+            rules: Vec::new(),
+            deny_all: true,
+        }
+    }
+
+    /// Parses `text` for the product token `agent` (e.g. `altflow`).
+    pub fn parse(text: &str, agent: &str) -> Self {
+        let agent = agent.to_ascii_lowercase();
+        // (agents of the group, rules of the group)
+        let mut groups: Vec<(Vec<String>, Vec<(bool, String)>)> = Vec::new();
+        let mut last_was_agent = false;
+        for line in text.lines() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            let Some((key, value)) = line.split_once(':') else {
+                continue;
+            };
+            let key = key.trim().to_ascii_lowercase();
+            let value = value.trim();
+            match key.as_str() {
+                "user-agent" => {
+                    if !last_was_agent || groups.is_empty() {
+                        groups.push((Vec::new(), Vec::new()));
+                    }
+                    let group = groups.last_mut().expect("pushed above");
+                    group.0.push(value.to_ascii_lowercase());
+                    last_was_agent = true;
+                }
+                "allow" | "disallow" => {
+                    last_was_agent = false;
+                    if let Some(group) = groups.last_mut()
+                        && !value.is_empty()
+                    {
+                        group.1.push((key == "allow", value.to_string()));
+                    }
+                }
+                _ => last_was_agent = false,
+            }
+        }
+        let matches_us = |agents: &[String]| {
+            agents
+                .iter()
+                .any(|a| a != "*" && !a.is_empty() && agent.contains(a.as_str()))
+        };
+        let mut rules: Vec<(bool, String)> = groups
+            .iter()
+            .filter(|(agents, _)| matches_us(agents))
+            .flat_map(|(_, rules)| rules.clone())
+            .collect();
+        if !groups.iter().any(|(agents, _)| matches_us(agents)) {
+            rules = groups
+                .iter()
+                .filter(|(agents, _)| agents.iter().any(|a| a == "*"))
+                .flat_map(|(_, rules)| rules.clone())
+                .collect();
+        }
+        Self {
+            rules,
+            deny_all: false,
+        }
+    }
+
+    /// Whether `path` (path and query of a URL) may be fetched.
+    pub fn allowed(&self, path: &str) -> bool {
+        if self.deny_all {
+            return false;
+        }
+        if path == "/robots.txt" {
+            return true;
+        }
+        let mut best: Option<(usize, bool)> = None;
+        for (allow, pattern) in &self.rules {
+            if pattern_matches(pattern, path) {
+                let length = pattern.len();
+                best = match best {
+                    Some((l, a)) if l > length || (l == length && a) => Some((l, a)),
+                    _ => Some((length, *allow)),
+                };
+            }
+        }
+        best.is_none_or(|(_, allow)| allow)
+    }
+}
+
+/// Whether a robots.txt pattern (`*` wildcards, optional trailing `$`) matches the start of `path`.
+fn pattern_matches(pattern: &str, path: &str) -> bool {
+    let (pattern, anchored) = match pattern.strip_suffix('$') {
+        Some(p) => (p, true),
+        None => (pattern, false),
+    };
+    let pieces: Vec<&str> = pattern.split('*').collect();
+    // The first piece must match at the start; the rest in order, anywhere after.
+    let Some(mut rest) = path.strip_prefix(pieces[0]) else {
+        return false;
+    };
+    for (i, piece) in pieces.iter().enumerate().skip(1) {
+        let last = i == pieces.len() - 1;
+        if last && anchored {
+            return rest.ends_with(piece);
+        }
+        match rest.find(piece) {
+            Some(at) => rest = &rest[at + piece.len()..],
+            None => return false,
+        }
+    }
+    !anchored || rest.is_empty()
+}
+
+/// The product token of a User-Agent string: `altflow/0.1 (+url)` → `altflow`.
+pub fn product_token(user_agent: &str) -> String {
+    user_agent
+        .split(['/', ' '])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
+/// A bounded cache of robots rules per origin, filled through the guarded HTTP client.
+pub struct RobotsCache {
+    http: HttpClient,
+    agent: String,
+    ttl: Duration,
+    capacity: usize,
+    entries: Mutex<(HashMap<String, (Instant, Arc<Robots>)>, VecDeque<String>)>,
+}
+
+impl RobotsCache {
+    /// A cache for `agent`'s product token keeping at most `capacity` origins for `ttl` each.
+    pub fn new(http: HttpClient, user_agent: &str, ttl: Duration, capacity: usize) -> Self {
+        Self {
+            http,
+            agent: product_token(user_agent),
+            ttl,
+            capacity: capacity.max(1),
+            entries: Mutex::new((HashMap::new(), VecDeque::new())),
+        }
+    }
+
+    /// Whether `url` may be fetched; `Err(Reason::Robots)` when robots.txt forbids it.
+    pub async fn check(&self, url: &str) -> Result<(), Reason> {
+        let Ok(parsed) = Url::parse(url) else {
+            return Err(Reason::BadUrl);
+        };
+        let origin = parsed.origin().ascii_serialization();
+        let robots = self.rules(&origin).await;
+        let mut path = parsed.path().to_string();
+        if let Some(query) = parsed.query() {
+            path.push('?');
+            path.push_str(query);
+        }
+        if robots.allowed(&path) {
+            Ok(())
+        } else {
+            Err(Reason::Robots)
+        }
+    }
+
+    async fn rules(&self, origin: &str) -> Arc<Robots> {
+        {
+            let entries = lock(&self.entries);
+            if let Some((fetched, robots)) = entries.0.get(origin)
+                && fetched.elapsed() < self.ttl
+            {
+                return robots.clone();
+            }
+        }
+        // Two tasks may fetch the same robots.txt at once; both get the same answer.
+        let robots = Arc::new(
+            match self
+                .http
+                .get(&format!("{origin}/robots.txt"), MAX_ROBOTS_BYTES)
+                .await
+            {
+                Ok(fetched) => Robots::parse(&String::from_utf8_lossy(&fetched.body), &self.agent),
+                Err(e) if e.reason == Reason::Http4xx => Robots::allow_all(),
+                // Too large: the RFC allows parsing what fits; the client gives nothing, so be strict.
+                Err(_) => Robots::deny_all(),
+            },
+        );
+        let mut entries = lock(&self.entries);
+        let (map, order) = &mut *entries;
+        if map
+            .insert(origin.to_string(), (Instant::now(), robots.clone()))
+            .is_none()
+        {
+            order.push_back(origin.to_string());
+            while order.len() > self.capacity {
+                if let Some(old) = order.pop_front() {
+                    map.remove(&old);
+                }
+            }
+        }
+        robots
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROBOTS: &str = "
+# comment
+User-agent: *
+Disallow: /private/
+Allow: /private/open
+Disallow: /*.gif$
+
+User-agent: otherbot
+Disallow: /
+
+User-Agent: AltFlow
+User-agent: friend
+Disallow: /no-altflow
+Allow: /no-altflow/but-this
+";
+
+    #[test]
+    fn our_group_wins_over_the_star_group() {
+        let robots = Robots::parse(ROBOTS, "altflow");
+        assert!(!robots.allowed("/no-altflow/x"));
+        assert!(robots.allowed("/no-altflow/but-this/page"));
+        // The * group does not apply once a specific group matches.
+        assert!(robots.allowed("/private/x"));
+    }
+
+    #[test]
+    fn star_group_longest_match_and_wildcards() {
+        let robots = Robots::parse(ROBOTS, "somebot");
+        assert!(!robots.allowed("/private/x"));
+        assert!(robots.allowed("/private/open/y"), "longer allow wins");
+        assert!(!robots.allowed("/img/a.gif"));
+        assert!(robots.allowed("/img/a.gif?x=1"), "$ anchors at the end");
+        assert!(robots.allowed("/public"));
+        assert!(robots.allowed("/robots.txt"));
+    }
+
+    #[test]
+    fn ties_go_to_allow_and_empty_disallow_allows() {
+        let robots = Robots::parse("User-agent: *\nDisallow: /a\nAllow: /a\n", "x");
+        assert!(robots.allowed("/a"));
+        let robots = Robots::parse("User-agent: *\nDisallow:\n", "x");
+        assert!(robots.allowed("/anything"));
+        assert!(!Robots::deny_all().allowed("/"));
+        assert!(Robots::parse("garbage\n:::\nDisallow /x", "x").allowed("/x"));
+    }
+
+    #[test]
+    fn patterns() {
+        assert!(pattern_matches("/a*c", "/abbbc/d"));
+        assert!(!pattern_matches("/a*c$", "/abbbc/d"));
+        assert!(pattern_matches("/a*c$", "/abbbc"));
+        assert!(pattern_matches("*", "/anything"));
+        assert!(!pattern_matches("/b", "/a/b"));
+        assert_eq!(product_token("AltFlow/0.1 (+https://x)"), "altflow");
+    }
+}

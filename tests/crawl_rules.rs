@@ -1,0 +1,151 @@
+//! The crawler as a web citizen, against a real HTTP server on 127.0.0.1: robots.txt is obeyed for
+//! pages and images, and `noai` opt-outs (header or meta tag) are honoured, each under its reason code.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::process::Command;
+
+/// Serves a fixed site on a background thread; returns its port.
+fn serve(routes: BTreeMap<&'static str, (u16, Vec<(&'static str, &'static str)>, Vec<u8>)>) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request_line = String::new();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            if reader.read_line(&mut request_line).is_err() {
+                continue;
+            }
+            // Drain the headers.
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let path = request_line
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or("/")
+                .to_string();
+            let (status, headers, body) =
+                routes
+                    .get(path.as_str())
+                    .cloned()
+                    .unwrap_or((404, vec![], b"not found".to_vec()));
+            let mut response = format!(
+                "HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n",
+                body.len()
+            );
+            for (name, value) in headers {
+                response += &format!("{name}: {value}\r\n");
+            }
+            response += "\r\n";
+            let _ = stream.write_all(response.as_bytes());
+            let _ = stream.write_all(&body);
+        }
+    });
+    port
+}
+
+#[test]
+fn robots_txt_and_ai_opt_outs_are_obeyed() {
+    let jpeg = std::fs::read(common::root().join("examples/site/img/red-boat.jpg")).unwrap();
+    let html = |body: &str| {
+        (
+            200,
+            vec![("content-type", "text/html")],
+            body.as_bytes().to_vec(),
+        )
+    };
+    let image = |headers: Vec<(&'static str, &'static str)>| (200, headers, jpeg.clone());
+    let routes = BTreeMap::from([
+        (
+            "/robots.txt",
+            (
+                200,
+                vec![],
+                b"User-agent: *\nDisallow: /private/\nDisallow: /img/secret\n".to_vec(),
+            ),
+        ),
+        (
+            "/index.html",
+            html(
+                r#"<a href="/private/page.html">p</a> <a href="/noai.html">n</a>
+                <img src="/img/ok.jpg" alt="a red boat on a lake">
+                <img src="/img/secret.jpg" alt="a boat nobody may fetch">
+                <img src="/img/tagged.jpg" alt="a boat that opts out">"#,
+            ),
+        ),
+        (
+            "/private/page.html",
+            html(r#"<img src="/img/ok2.jpg" alt="a private boat picture">"#),
+        ),
+        (
+            "/noai.html",
+            html(
+                r#"<meta name="robots" content="noai"><img src="/img/ok3.jpg" alt="a boat on an opted out page">"#,
+            ),
+        ),
+        ("/img/ok.jpg", image(vec![("content-type", "image/jpeg")])),
+        ("/img/ok2.jpg", image(vec![])),
+        ("/img/ok3.jpg", image(vec![])),
+        ("/img/secret.jpg", image(vec![])),
+        (
+            "/img/tagged.jpg",
+            image(vec![("x-robots-tag", "noimageai")]),
+        ),
+    ]);
+    let port = serve(routes);
+
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = dir.path().join("p.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            r#"stages = ["crawl", "filter", "fetch", "write"]
+[bus]
+kind = "embedded"
+[crawl]
+seeds = ["http://127.0.0.1:{port}/index.html"]
+max_depth = 1
+[http]
+allow_networks = ["127.0.0.0/8"]
+[write]
+output = {:?}
+flush_after = "1s"
+"#,
+            dir.path().join("out").to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_altflow"))
+        .arg("run")
+        .arg(&pipeline)
+        .output()
+        .unwrap();
+    let funnel = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{funnel}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let row = |stage: &str| {
+        funnel
+            .lines()
+            .find(|l| l.trim_start().starts_with(stage))
+            .unwrap_or_else(|| panic!("no {stage} row in\n{funnel}"))
+            .to_string()
+    };
+    // Pages: the private one is refused by robots.txt, the opted-out one yields no candidate.
+    assert!(row("crawl").contains("robots=1"), "{funnel}");
+    assert!(row("crawl").contains("noai=1"), "{funnel}");
+    // Images: one refused by robots.txt, one by its X-Robots-Tag; one written.
+    assert!(row("fetch").contains("robots=1"), "{funnel}");
+    assert!(row("fetch").contains("noai=1"), "{funnel}");
+    let write = row("write");
+    let written: Vec<&str> = write.split_whitespace().collect();
+    assert_eq!(written[2], "1", "one sample written: {funnel}");
+}
