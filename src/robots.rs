@@ -19,11 +19,20 @@ use crate::sync::lock;
 /// Largest robots.txt read (RFC 9309 asks crawlers to parse at least 500 KiB).
 pub const MAX_ROBOTS_BYTES: usize = 512 * 1024;
 
+/// One rule: whether it allows, and its path pattern.
+type Rule = (bool, String);
+
+/// One `user-agent` group of a robots.txt.
+#[derive(Default)]
+struct Group {
+    agents: Vec<String>,
+    rules: Vec<Rule>,
+}
+
 /// The rules that apply to one user agent on one origin.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Robots {
-    /// (allow, pattern) pairs.
-    rules: Vec<(bool, String)>,
+    rules: Vec<Rule>,
     /// Everything is disallowed (robots.txt unreachable).
     deny_all: bool,
 }
@@ -45,8 +54,7 @@ impl Robots {
     /// Parses `text` for the product token `agent` (e.g. `altflow`).
     pub fn parse(text: &str, agent: &str) -> Self {
         let agent = agent.to_ascii_lowercase();
-        // (agents of the group, rules of the group)
-        let mut groups: Vec<(Vec<String>, Vec<(bool, String)>)> = Vec::new();
+        let mut groups: Vec<Group> = Vec::new();
         let mut last_was_agent = false;
         for line in text.lines() {
             let line = line.split('#').next().unwrap_or("").trim();
@@ -58,10 +66,10 @@ impl Robots {
             match key.as_str() {
                 "user-agent" => {
                     if !last_was_agent || groups.is_empty() {
-                        groups.push((Vec::new(), Vec::new()));
+                        groups.push(Group::default());
                     }
                     let group = groups.last_mut().expect("pushed above");
-                    group.0.push(value.to_ascii_lowercase());
+                    group.agents.push(value.to_ascii_lowercase());
                     last_was_agent = true;
                 }
                 "allow" | "disallow" => {
@@ -69,7 +77,7 @@ impl Robots {
                     if let Some(group) = groups.last_mut()
                         && !value.is_empty()
                     {
-                        group.1.push((key == "allow", value.to_string()));
+                        group.rules.push((key == "allow", value.to_string()));
                     }
                 }
                 _ => last_was_agent = false,
@@ -80,18 +88,19 @@ impl Robots {
                 .iter()
                 .any(|a| a != "*" && !a.is_empty() && agent.contains(a.as_str()))
         };
-        let mut rules: Vec<(bool, String)> = groups
+        // Our groups if any names us, else the `*` groups; several matching groups combine.
+        let ours = groups.iter().any(|g| matches_us(&g.agents));
+        let rules: Vec<Rule> = groups
             .iter()
-            .filter(|(agents, _)| matches_us(agents))
-            .flat_map(|(_, rules)| rules.clone())
+            .filter(|g| {
+                if ours {
+                    matches_us(&g.agents)
+                } else {
+                    g.agents.iter().any(|a| a == "*")
+                }
+            })
+            .flat_map(|g| g.rules.clone())
             .collect();
-        if !groups.iter().any(|(agents, _)| matches_us(agents)) {
-            rules = groups
-                .iter()
-                .filter(|(agents, _)| agents.iter().any(|a| a == "*"))
-                .flat_map(|(_, rules)| rules.clone())
-                .collect();
-        }
         Self {
             rules,
             deny_all: false,
@@ -159,7 +168,14 @@ pub struct RobotsCache {
     agent: String,
     ttl: Duration,
     capacity: usize,
-    entries: Mutex<(HashMap<String, (Instant, Arc<Robots>)>, VecDeque<String>)>,
+    entries: Mutex<CacheEntries>,
+}
+
+/// Cached rules by origin, with when they were fetched, and the origins in insertion order.
+#[derive(Default)]
+struct CacheEntries {
+    by_origin: HashMap<String, (Instant, Arc<Robots>)>,
+    order: VecDeque<String>,
 }
 
 impl RobotsCache {
@@ -170,7 +186,7 @@ impl RobotsCache {
             agent: product_token(user_agent),
             ttl,
             capacity: capacity.max(1),
-            entries: Mutex::new((HashMap::new(), VecDeque::new())),
+            entries: Mutex::new(CacheEntries::default()),
         }
     }
 
@@ -196,7 +212,7 @@ impl RobotsCache {
     async fn rules(&self, origin: &str) -> Arc<Robots> {
         {
             let entries = lock(&self.entries);
-            if let Some((fetched, robots)) = entries.0.get(origin)
+            if let Some((fetched, robots)) = entries.by_origin.get(origin)
                 && fetched.elapsed() < self.ttl
             {
                 return robots.clone();
@@ -211,20 +227,21 @@ impl RobotsCache {
             {
                 Ok(fetched) => Robots::parse(&String::from_utf8_lossy(&fetched.body), &self.agent),
                 Err(e) if e.reason == Reason::Http4xx => Robots::allow_all(),
-                // Too large: the RFC allows parsing what fits; the client gives nothing, so be strict.
+                // Unreachable (5xx, network), or too large to read: RFC 9309 treats an unreachable
+                // robots.txt as a complete disallow.
                 Err(_) => Robots::deny_all(),
             },
         );
         let mut entries = lock(&self.entries);
-        let (map, order) = &mut *entries;
-        if map
+        let CacheEntries { by_origin, order } = &mut *entries;
+        if by_origin
             .insert(origin.to_string(), (Instant::now(), robots.clone()))
             .is_none()
         {
             order.push_back(origin.to_string());
             while order.len() > self.capacity {
                 if let Some(old) = order.pop_front() {
-                    map.remove(&old);
+                    by_origin.remove(&old);
                 }
             }
         }

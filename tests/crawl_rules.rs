@@ -8,8 +8,11 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::process::Command;
 
+/// A canned response: status, extra headers, body.
+type Response = (u16, Vec<(&'static str, &'static str)>, Vec<u8>);
+
 /// Serves a fixed site on a background thread; returns its port.
-fn serve(routes: BTreeMap<&'static str, (u16, Vec<(&'static str, &'static str)>, Vec<u8>)>) -> u16 {
+fn serve(routes: BTreeMap<&'static str, Response>) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
