@@ -282,6 +282,19 @@ pub struct HttpConfig {
     /// Requests in flight at once per stage member.
     #[serde(default = "default_concurrency")]
     pub concurrency: usize,
+    /// Requests in flight at once to one host, per stage member.
+    #[serde(default = "default_per_host_concurrency")]
+    pub per_host_concurrency: usize,
+    /// Least time between the starts of two requests to one host, per stage member.
+    #[serde(default = "default_min_host_delay", with = "humantime_serde")]
+    pub min_host_delay: Duration,
+    /// Retries of a request answered 429 or 503, after the server's `Retry-After` (or an
+    /// exponential backoff from one second when it gives none).
+    #[serde(default = "default_max_retries")]
+    pub max_retries: u32,
+    /// Longest wait before such a retry; a server asking for more gets the request failed.
+    #[serde(default = "default_max_retry_wait", with = "humantime_serde")]
+    pub max_retry_wait: Duration,
     /// Obey robots.txt for pages and images (RFC 9309) and `noai`/`noimageai` opt-outs.
     #[serde(default = "default_true")]
     pub respect_robots: bool,
@@ -301,6 +314,10 @@ impl Default for HttpConfig {
             timeout: default_timeout(),
             allow_networks: Vec::new(),
             concurrency: default_concurrency(),
+            per_host_concurrency: default_per_host_concurrency(),
+            min_host_delay: default_min_host_delay(),
+            max_retries: default_max_retries(),
+            max_retry_wait: default_max_retry_wait(),
             respect_robots: true,
             robots_ttl: default_robots_ttl(),
             robots_capacity: default_robots_capacity(),
@@ -319,6 +336,18 @@ fn default_timeout() -> Duration {
 }
 fn default_concurrency() -> usize {
     16
+}
+fn default_per_host_concurrency() -> usize {
+    2
+}
+fn default_min_host_delay() -> Duration {
+    Duration::from_millis(500)
+}
+fn default_max_retries() -> u32 {
+    2
+}
+fn default_max_retry_wait() -> Duration {
+    Duration::from_secs(60)
 }
 fn default_true() -> bool {
     true

@@ -9,6 +9,7 @@
 use std::error::Error as StdError;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::StreamExt;
 use ipnet::IpNet;
@@ -34,14 +35,26 @@ pub struct FetchError {
     pub reason: Reason,
     /// What happened, for humans.
     pub detail: String,
+    /// The HTTP status, when the server answered with an error.
+    pub status: Option<u16>,
+    /// For error answers: how long the server asked us to wait (`Retry-After`, in seconds).
+    pub retry_after: Option<Duration>,
 }
 
 impl FetchError {
-    fn new(reason: Reason, detail: impl Into<String>) -> Self {
+    /// An error with `reason` and `detail`.
+    pub fn new(reason: Reason, detail: impl Into<String>) -> Self {
         Self {
             reason,
             detail: detail.into(),
+            status: None,
+            retry_after: None,
         }
+    }
+
+    /// Whether the server asked us to slow down (429 Too Many Requests, 503 Service Unavailable).
+    pub fn is_throttle(&self) -> bool {
+        matches!(self.status, Some(429 | 503))
     }
 }
 
@@ -239,11 +252,24 @@ impl HttpClient {
             .await
             .map_err(classify)?;
         let status = response.status();
-        if status.is_client_error() {
-            return Err(FetchError::new(Reason::Http4xx, status.to_string()));
-        }
-        if status.is_server_error() {
-            return Err(FetchError::new(Reason::Http5xx, status.to_string()));
+        if status.is_client_error() || status.is_server_error() {
+            let reason = if status.is_client_error() {
+                Reason::Http4xx
+            } else {
+                Reason::Http5xx
+            };
+            // Only the delta-seconds form; an HTTP-date falls back to the default backoff.
+            let retry_after = response
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .map(Duration::from_secs);
+            return Err(FetchError {
+                status: Some(status.as_u16()),
+                retry_after,
+                ..FetchError::new(reason, status.to_string())
+            });
         }
         if !status.is_success() {
             return Err(FetchError::new(

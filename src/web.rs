@@ -1,17 +1,58 @@
 //! The crawler's access to the web: every page and image request goes through here, so that the rules
-//! of a good web citizen apply to both: the guarded HTTP client (SSRF guard, limits), robots.txt, and
-//! `X-Robots-Tag: noai`/`noimageai` opt-outs.
+//! of a good web citizen apply to both: the guarded HTTP client (SSRF guard, limits), robots.txt,
+//! `X-Robots-Tag: noai`/`noimageai` opt-outs, and per-host politeness: at most
+//! `http.per_host_concurrency` requests in flight to a host, `http.min_host_delay` between their
+//! starts, and a host that answers 429/503 is left alone for its `Retry-After` (or an exponential
+//! backoff), after which the request is retried up to `http.max_retries` times.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use url::Url;
 
 use crate::config::HttpConfig;
 use crate::http::{FetchError, Fetched, HttpClient, HttpError, forbids_ai};
 use crate::reason::Reason;
 use crate::robots::{RobotsCache, product_token};
+use crate::sync::lock;
+
+/// Hosts whose politeness state is kept; idle hosts are forgotten beyond this.
+const HOSTS_KEPT: usize = 10_000;
+
+/// What politeness remembers of one host.
+#[derive(Clone, Copy)]
+struct Host {
+    in_flight: usize,
+    /// No request may start before this (minimum delay, or a server's Retry-After).
+    not_before: Instant,
+}
 
 /// Guarded, robots-aware HTTP access.
 pub struct Web {
     http: HttpClient,
     robots: Option<RobotsCache>,
     agent: String,
+    per_host: usize,
+    min_delay: Duration,
+    max_retries: u32,
+    max_retry_wait: Duration,
+    hosts: Mutex<HashMap<String, Host>>,
+}
+
+/// A request slot on a host; frees itself when dropped.
+struct Slot<'a> {
+    web: &'a Web,
+    host: String,
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        if let Some(host) = lock(&self.web.hosts).get_mut(&self.host) {
+            host.in_flight = host.in_flight.saturating_sub(1);
+        }
+    }
 }
 
 impl Web {
@@ -30,7 +71,86 @@ impl Web {
             http,
             robots,
             agent: product_token(&config.user_agent),
+            per_host: config.per_host_concurrency.max(1),
+            min_delay: config.min_host_delay,
+            max_retries: config.max_retries,
+            max_retry_wait: config.max_retry_wait,
+            hosts: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Waits until `host` may receive another request, then takes a slot on it.
+    async fn slot(&self, host: &str) -> Slot<'_> {
+        loop {
+            let wait = {
+                let mut hosts = lock(&self.hosts);
+                let now = Instant::now();
+                if hosts.len() > HOSTS_KEPT {
+                    hosts.retain(|_, h| h.in_flight > 0 || h.not_before > now);
+                }
+                let state = hosts.entry(host.to_string()).or_insert(Host {
+                    in_flight: 0,
+                    not_before: now,
+                });
+                if state.in_flight < self.per_host && state.not_before <= now {
+                    state.in_flight += 1;
+                    state.not_before = now + self.min_delay;
+                    None
+                } else if state.not_before > now {
+                    Some(state.not_before - now)
+                } else {
+                    // Full: poll again shortly (slots free on completion, not on a timer).
+                    Some(Duration::from_millis(10))
+                }
+            };
+            match wait {
+                None => {
+                    return Slot {
+                        web: self,
+                        host: host.to_string(),
+                    };
+                }
+                Some(wait) => tokio::time::sleep(wait).await,
+            }
+        }
+    }
+
+    /// Keeps every request away from `host` for `pause`.
+    fn back_off(&self, host: &str, pause: Duration) {
+        let until = Instant::now() + pause;
+        let mut hosts = lock(&self.hosts);
+        if let Some(state) = hosts.get_mut(host) {
+            state.not_before = state.not_before.max(until);
+        }
+    }
+
+    /// One polite request with retries on 429/503.
+    async fn polite_get(&self, url: &str, max_bytes: usize) -> Result<Fetched, FetchError> {
+        let host = Url::parse(url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+            .unwrap_or_default();
+        let mut attempt = 0;
+        loop {
+            let result = {
+                let _slot = self.slot(&host).await;
+                self.http.get(url, max_bytes).await
+            };
+            match result {
+                Err(error) if error.is_throttle() => {
+                    let pause = error
+                        .retry_after
+                        .unwrap_or(Duration::from_secs(1 << attempt.min(10)));
+                    self.back_off(&host, pause);
+                    if attempt >= self.max_retries || pause > self.max_retry_wait {
+                        return Err(error);
+                    }
+                    tracing::debug!(%host, ?pause, "throttled, backing off");
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
     }
 
     /// Downloads `url` (at most `max_bytes`) if robots.txt allows it and the response does not opt
@@ -39,17 +159,14 @@ impl Web {
         if let Some(robots) = &self.robots
             && let Err(reason) = robots.check(url).await
         {
-            return Err(FetchError {
-                reason,
-                detail: "disallowed by robots.txt".into(),
-            });
+            return Err(FetchError::new(reason, "disallowed by robots.txt"));
         }
-        let fetched = self.http.get(url, max_bytes).await?;
+        let fetched = self.polite_get(url, max_bytes).await?;
         if self.forbids_ai(&fetched.robots_tag) {
-            return Err(FetchError {
-                reason: Reason::NoAi,
-                detail: format!("X-Robots-Tag: {}", fetched.robots_tag),
-            });
+            return Err(FetchError::new(
+                Reason::NoAi,
+                format!("X-Robots-Tag: {}", fetched.robots_tag),
+            ));
         }
         Ok(fetched)
     }
@@ -58,5 +175,108 @@ impl Web {
     /// robots rules are respected.
     pub fn forbids_ai(&self, directives: &str) -> bool {
         self.robots.is_some() && forbids_ai(directives, &self.agent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    /// A server on 127.0.0.1 that records when each request arrived and answers `/throttled/N`
+    /// with 429 and `Retry-After: N` on the first hit, 200 afterwards; everything else with 200.
+    async fn server() -> (String, Arc<Mutex<Vec<Instant>>>, Arc<AtomicUsize>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let arrivals: Arc<Mutex<Vec<Instant>>> = Arc::default();
+        let throttled = Arc::new(AtomicUsize::new(0));
+        let (times, hits) = (arrivals.clone(), throttled.clone());
+        tokio::spawn(async move {
+            loop {
+                let (mut stream, _) = listener.accept().await.unwrap();
+                lock(&times).push(Instant::now());
+                let hits = hits.clone();
+                tokio::spawn(async move {
+                    let mut buf = vec![0u8; 2048];
+                    let n = stream.read(&mut buf).await.unwrap_or(0);
+                    let request = String::from_utf8_lossy(&buf[..n]).into_owned();
+                    let path = request.split_whitespace().nth(1).unwrap_or("/").to_string();
+                    let response = match path.strip_prefix("/throttled/") {
+                        Some(seconds) if hits.fetch_add(1, Ordering::SeqCst) == 0 => format!(
+                            "HTTP/1.1 429 Too Many Requests\r\nretry-after: {seconds}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                        ),
+                        _ => "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok"
+                            .into(),
+                    };
+                    let _ = stream.write_all(response.as_bytes()).await;
+                });
+            }
+        });
+        (base, arrivals, throttled)
+    }
+
+    fn web(min_delay: Duration, max_retry_wait: Duration) -> Web {
+        Web::new(&HttpConfig {
+            allow_networks: vec!["127.0.0.0/8".parse().unwrap()],
+            per_host_concurrency: 1,
+            min_host_delay: min_delay,
+            max_retry_wait,
+            respect_robots: false,
+            ..HttpConfig::default()
+        })
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn requests_to_one_host_are_spaced_by_the_minimum_delay() {
+        let (base, arrivals, _) = server().await;
+        let web = web(Duration::from_millis(200), Duration::from_secs(5));
+        let started = Instant::now();
+        let urls: Vec<String> = (0..3).map(|i| format!("{base}/page/{i}")).collect();
+        for result in futures::future::join_all(urls.iter().map(|u| web.get(u, 1024))).await {
+            assert_eq!(result.unwrap().body, b"ok");
+        }
+        assert!(started.elapsed() >= Duration::from_millis(400));
+        let times = lock(&arrivals).clone();
+        assert_eq!(times.len(), 3);
+        for pair in times.windows(2) {
+            // The server sees the spacing, give or take the loopback's jitter.
+            assert!(
+                pair[1] - pair[0] >= Duration::from_millis(150),
+                "{:?}",
+                pair[1] - pair[0]
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_429_with_retry_after_is_waited_out_and_retried() {
+        let (base, _, hits) = server().await;
+        let web = web(Duration::ZERO, Duration::from_secs(5));
+        let started = Instant::now();
+        let fetched = web.get(&format!("{base}/throttled/1"), 1024).await.unwrap();
+        assert_eq!(fetched.body, b"ok");
+        assert_eq!(hits.load(Ordering::SeqCst), 2, "one 429, then one success");
+        assert!(
+            started.elapsed() >= Duration::from_secs(1),
+            "Retry-After respected"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_retry_after_beyond_the_limit_fails_at_once() {
+        let (base, _, _) = server().await;
+        let web = web(Duration::ZERO, Duration::from_secs(5));
+        let started = Instant::now();
+        let error = web
+            .get(&format!("{base}/throttled/3600"), 1024)
+            .await
+            .unwrap_err();
+        assert_eq!((error.reason, error.status), (Reason::Http4xx, Some(429)));
+        assert!(started.elapsed() < Duration::from_secs(2));
     }
 }
