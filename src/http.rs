@@ -574,6 +574,30 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_slow_server_times_out() {
+        use tokio::io::AsyncReadExt;
+        // Accepts, reads the request, and never answers.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            let mut buf = [0u8; 1024];
+            let _ = stream.read(&mut buf).await;
+            tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+        });
+        let client = HttpClient::new(&HttpConfig {
+            allow_networks: vec!["127.0.0.0/8".parse().unwrap()],
+            timeout: std::time::Duration::from_millis(300),
+            ..HttpConfig::default()
+        })
+        .unwrap();
+        let started = std::time::Instant::now();
+        let err = client.get(&format!("http://{addr}/"), 1024).await.unwrap_err();
+        assert_eq!(err.reason, Reason::Timeout, "{err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+
+    #[tokio::test]
     async fn unresolvable_names_are_dns_failures() {
         let err = HttpClient::new(&HttpConfig::default())
             .unwrap()
