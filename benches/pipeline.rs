@@ -2,7 +2,10 @@
 //! - `record`: encoding and decoding a sample carrying a 40 KB JPEG;
 //! - `embedded_bus`: producing and consuming 1 KiB messages through 4 partitions;
 //! - `writer`: building a 100-sample shard (tar + Parquet index) into an in-memory object store;
-//! - `fetch_image`: decode a 1200x800 JPEG, resize to 512 px, re-encode (the fetch stage's CPU work).
+//! - `resize`: the image crate's resizer against fast_image_resize (SIMD), side by side, and the
+//!   perceptual hash;
+//! - `fetch_image`: the fetch stage's CPU work on a 1200x800 JPEG: decode, resize to 512 px, re-encode,
+//!   hash.
 //!
 //! Run: `cargo bench --bench pipeline`. Figures are quoted in README.md.
 
@@ -43,6 +46,7 @@ fn sample(n: usize, jpeg: &[u8]) -> Sample {
             original_format: "jpeg".into(),
             original_bytes: 180_000,
             sha256: vec![7; 32],
+            phash: 0x0123_4567_89ab_cdef,
         }),
         ..Default::default()
     }
@@ -151,6 +155,36 @@ fn writer(c: &mut Criterion) {
     group.finish();
 }
 
+fn resize(c: &mut Criterion) {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/site/img/sunset-sea.jpg"
+    );
+    let original = image::load_from_memory(&std::fs::read(path).unwrap())
+        .unwrap()
+        .into_rgb8();
+    let mut group = c.benchmark_group("resize_1200x800_to_512");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("image_crate_triangle", |b| {
+        b.iter(|| {
+            image::imageops::resize(
+                black_box(&original),
+                512,
+                341,
+                image::imageops::FilterType::Triangle,
+            )
+        })
+    });
+    group.bench_function("fast_image_resize_lanczos3", |b| {
+        b.iter(|| altflow::imaging::resize(black_box(&original), 512, 341))
+    });
+    group.bench_function("perceptual_hash_of_512px", |b| {
+        let small = altflow::imaging::resize(&original, 512, 341);
+        b.iter(|| altflow::imaging::perceptual_hash(black_box(&small)))
+    });
+    group.finish();
+}
+
 fn fetch_image(c: &mut Criterion) {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -167,5 +201,5 @@ fn fetch_image(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, record, embedded_bus, writer, fetch_image);
+criterion_group!(benches, record, embedded_bus, writer, resize, fetch_image);
 criterion_main!(benches);

@@ -592,7 +592,10 @@ mod tests {
         })
         .unwrap();
         let started = std::time::Instant::now();
-        let err = client.get(&format!("http://{addr}/"), 1024).await.unwrap_err();
+        let err = client
+            .get(&format!("http://{addr}/"), 1024)
+            .await
+            .unwrap_err();
         assert_eq!(err.reason, Reason::Timeout, "{err}");
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }

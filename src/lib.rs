@@ -16,6 +16,7 @@ pub mod config;
 pub mod dedup;
 pub mod html;
 pub mod http;
+pub mod imaging;
 pub mod metrics;
 pub mod reason;
 pub mod record;

@@ -148,6 +148,9 @@ pub struct Image {
     /// SHA-256 of the original bytes.
     #[prost(bytes = "vec", tag = "8")]
     pub sha256: Vec<u8>,
+    /// 64-bit perceptual hash of the image (see `imaging::perceptual_hash`).
+    #[prost(fixed64, tag = "9")]
+    pub phash: u64,
 }
 
 /// A candidate whose image was downloaded and passed the image rules.

@@ -10,10 +10,11 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use futures::StreamExt;
-use image::{DynamicImage, ImageFormat, ImageReader, Limits};
+use image::{ImageFormat, ImageReader, Limits};
 use sha2::{Digest, Sha256};
 
 use crate::config::FetchConfig;
+use crate::imaging;
 use crate::reason::Reason;
 use crate::record::{Candidate, Image, Pair};
 use crate::stage::{Emitter, Input, Stage, StageError};
@@ -83,8 +84,7 @@ pub fn process_image(bytes: &[u8], config: &FetchConfig) -> Result<Image, ImageR
             ));
         }
     };
-    let reader = || ImageReader::with_format(Cursor::new(bytes), format);
-    let (width, height) = reader()
+    let (width, height) = ImageReader::with_format(Cursor::new(bytes), format)
         .into_dimensions()
         .map_err(|e| refuse(Reason::DecodeError, e.to_string()))?;
     check_dimensions(width, height, config)?;
@@ -95,23 +95,12 @@ pub fn process_image(bytes: &[u8], config: &FetchConfig) -> Result<Image, ImageR
     // Eight bytes per pixel (16-bit RGBA, the widest format decoded) plus slack: a decoder that
     // wants more than the header promised is refused.
     limits.max_alloc = Some(u64::from(width) * u64::from(height) * 8 + (1 << 20));
-    let mut decoder = reader();
-    decoder.limits(limits);
-    let decoded = decoder
-        .decode()
-        .map_err(|e| refuse(Reason::DecodeError, e.to_string()))?;
-
-    let resized = if width.max(height) > config.max_side {
-        // `resize` keeps the aspect ratio, fitting the image within max_side × max_side.
-        decoded.resize(
-            config.max_side,
-            config.max_side,
-            image::imageops::FilterType::Triangle,
-        )
-    } else {
-        decoded
-    };
-    let rgb = DynamicImage::ImageRgb8(resized.to_rgb8());
+    let upright = imaging::decode_upright(bytes, format, limits)
+        .map_err(|e| refuse(Reason::DecodeError, e.to_string()))?
+        .into_rgb8();
+    let (target_width, target_height) =
+        imaging::fit_within(upright.width(), upright.height(), config.max_side);
+    let rgb = imaging::resize(&upright, target_width, target_height);
     let mut jpeg = Vec::new();
     image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, config.jpeg_quality)
         .encode_image(&rgb)
@@ -125,6 +114,7 @@ pub fn process_image(bytes: &[u8], config: &FetchConfig) -> Result<Image, ImageR
         original_format: name.to_string(),
         original_bytes: bytes.len() as u64,
         sha256: Sha256::digest(bytes).to_vec(),
+        phash: imaging::perceptual_hash(&rgb),
     })
 }
 

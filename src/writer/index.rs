@@ -30,6 +30,7 @@ pub fn schema() -> SchemaRef {
         Field::new("original_format", DataType::Utf8, false),
         Field::new("original_bytes", DataType::UInt64, false),
         Field::new("sha256", DataType::Utf8, false),
+        Field::new("phash", DataType::UInt64, false),
         Field::new("jpg_offset", DataType::UInt64, false),
         Field::new("jpg_bytes", DataType::UInt64, false),
         Field::new("source_partition", DataType::Int32, false),
@@ -52,6 +53,7 @@ pub struct IndexBuilder {
     original_format: StringBuilder,
     original_bytes: UInt64Builder,
     sha256: StringBuilder,
+    phash: UInt64Builder,
     jpg_offset: UInt64Builder,
     jpg_bytes: UInt64Builder,
     source_partition: Int32Builder,
@@ -74,6 +76,7 @@ impl Default for IndexBuilder {
             original_format: StringBuilder::new(),
             original_bytes: UInt64Builder::new(),
             sha256: StringBuilder::new(),
+            phash: UInt64Builder::new(),
             jpg_offset: UInt64Builder::new(),
             jpg_bytes: UInt64Builder::new(),
             source_partition: Int32Builder::new(),
@@ -111,6 +114,7 @@ impl IndexBuilder {
         self.original_format.append_value(&image.original_format);
         self.original_bytes.append_value(image.original_bytes);
         self.sha256.append_value(hex::encode(&image.sha256));
+        self.phash.append_value(image.phash);
         self.jpg_offset.append_value(placement.jpg_offset);
         self.jpg_bytes.append_value(image.jpeg.len() as u64);
         self.source_partition.append_value(placement.partition);
@@ -133,6 +137,7 @@ impl IndexBuilder {
             Arc::new(self.original_format.finish()),
             Arc::new(self.original_bytes.finish()),
             Arc::new(self.sha256.finish()),
+            Arc::new(self.phash.finish()),
             Arc::new(self.jpg_offset.finish()),
             Arc::new(self.jpg_bytes.finish()),
             Arc::new(self.source_partition.finish()),

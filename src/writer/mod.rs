@@ -265,6 +265,7 @@ fn sample_json(sample: &Sample) -> Vec<u8> {
             "bytes": image.original_bytes,
             "sha256": hex::encode(&image.sha256),
         },
+        "phash": format!("{:016x}", image.phash),
         "scores": sample.scores,
     });
     serde_json::to_vec(&value).expect("JSON of plain values")
