@@ -147,7 +147,7 @@ fn writer(c: &mut Criterion) {
             runtime.block_on(async {
                 let store = Store::open("memory://", std::iter::empty()).unwrap();
                 let mut stage = WriterStage::new(store, config.clone(), Arc::from("shards"));
-                let mut out = Emitter::new("write", Arc::from("rejects"));
+                let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
                 stage.process(samples.clone(), &mut out).await.unwrap();
             })
         })

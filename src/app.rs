@@ -19,6 +19,7 @@ use crate::stage::runner::{RunnerSettings, run_stage};
 use crate::stages::crawl::{CrawlStage, frontier_key};
 use crate::stages::fetch::FetchStage;
 use crate::stages::filter::FilterStage;
+use crate::stages::retry::RetryStage;
 use crate::web::Web;
 use crate::writer::WriterStage;
 use crate::writer::store::Store;
@@ -133,6 +134,7 @@ pub async fn seed(
                 url: url.clone(),
                 depth: 0,
                 referrer: String::new(),
+                attempt: 0,
             }
             .to_bytes()
             .into(),
@@ -170,6 +172,7 @@ pub fn spawn_stage(
     let settings = RunnerSettings {
         stage: stage.as_str(),
         rejects_topic: topic("rejects"),
+        retry_topic: topic("retry"),
         dead_letter_topic: topic("dead_letter"),
         batch_size: pipeline.runtime.batch_size,
         poll_timeout: pipeline.runtime.poll_timeout,
@@ -186,6 +189,7 @@ pub fn spawn_stage(
             let s = CrawlStage::new(
                 web()?,
                 pipeline.crawl.clone(),
+                pipeline.retry.clone(),
                 concurrency,
                 output,
                 topic("frontier"),
@@ -197,7 +201,17 @@ pub fn spawn_stage(
             tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
         }
         StageName::Fetch => {
-            let s = FetchStage::new(web()?, pipeline.fetch.clone(), concurrency, output);
+            let s = FetchStage::new(
+                web()?,
+                pipeline.fetch.clone(),
+                pipeline.retry.clone(),
+                concurrency,
+                output,
+            );
+            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+        }
+        StageName::Retry => {
+            let s = RetryStage::new();
             tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
         }
         StageName::Write => {
@@ -287,6 +301,7 @@ impl fmt::Display for Funnel {
             let rejected: u64 = t.rejected.values().sum();
             let mut reasons: Vec<String> =
                 t.rejected.iter().map(|(r, n)| format!("{r}={n}")).collect();
+            reasons.extend(t.retried.iter().map(|(r, n)| format!("retry:{r}={n}")));
             reasons.extend(t.errors.iter().map(|(k, n)| format!("error:{k}={n}")));
             writeln!(
                 f,

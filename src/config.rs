@@ -71,15 +71,18 @@ pub enum StageName {
     Fetch,
     /// Writes WebDataset shards and Parquet indexes.
     Write,
+    /// Sends transiently failed records back to their stage after a backoff.
+    Retry,
 }
 
 impl StageName {
     /// Every stage, in dataflow order.
-    pub const ALL: [StageName; 4] = [
+    pub const ALL: [StageName; 5] = [
         StageName::Crawl,
         StageName::Filter,
         StageName::Fetch,
         StageName::Write,
+        StageName::Retry,
     ];
 
     /// The stage's name as used on the command line, in metrics and in group ids.
@@ -89,6 +92,7 @@ impl StageName {
             StageName::Filter => "filter",
             StageName::Fetch => "fetch",
             StageName::Write => "write",
+            StageName::Retry => "retry",
         }
     }
 
@@ -99,6 +103,8 @@ impl StageName {
             StageName::Filter => "accepted",
             StageName::Fetch => "pairs",
             StageName::Write => "shards",
+            // The retry stage sends each record back to the topic it came from.
+            StageName::Retry => "retry",
         }
     }
 }
@@ -149,6 +155,9 @@ pub struct Pipeline {
     /// The fetch stage.
     #[serde(default)]
     pub fetch: FetchConfig,
+    /// Retries of transient failures (crawl and fetch).
+    #[serde(default)]
+    pub retry: RetryConfig,
     /// The writer stage.
     pub write: WriteConfig,
     /// Prometheus metrics endpoint.
@@ -479,6 +488,51 @@ fn default_max_pixels() -> u64 {
     64_000_000
 }
 
+/// The `[retry]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetryConfig {
+    /// Tries in all, the first included; a record failing transiently this often is rejected.
+    #[serde(default = "default_max_attempts")]
+    pub max_attempts: u32,
+    /// Wait before the first retry; doubled for each further one.
+    #[serde(default = "default_base_delay", with = "humantime_serde")]
+    pub base_delay: Duration,
+    /// Longest wait before a retry.
+    #[serde(default = "default_max_delay", with = "humantime_serde")]
+    pub max_delay: Duration,
+}
+
+impl Default for RetryConfig {
+    fn default() -> Self {
+        Self {
+            max_attempts: default_max_attempts(),
+            base_delay: default_base_delay(),
+            max_delay: default_max_delay(),
+        }
+    }
+}
+
+impl RetryConfig {
+    /// The wait before retrying after failed attempt number `attempt` (1 for the first try).
+    pub fn delay(&self, attempt: u32) -> Duration {
+        let factor = 1u32
+            .checked_shl(attempt.saturating_sub(1))
+            .unwrap_or(u32::MAX);
+        self.base_delay.saturating_mul(factor).min(self.max_delay)
+    }
+}
+
+fn default_max_attempts() -> u32 {
+    3
+}
+fn default_base_delay() -> Duration {
+    Duration::from_secs(2)
+}
+fn default_max_delay() -> Duration {
+    Duration::from_secs(300)
+}
+
 /// The `[write]` table.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -604,7 +658,7 @@ impl Pipeline {
         check(
             self.stages.windows(2).all(|w| w[0] < w[1]),
             "stages",
-            "must be in dataflow order (crawl, filter, fetch, write) without repeats",
+            "must be in dataflow order (crawl, filter, fetch, write, retry) without repeats",
         );
         check(
             self.bus.partitions >= 1,
@@ -728,11 +782,17 @@ impl Pipeline {
     /// The topic `stage` reads: the crawl stage reads the frontier, every other stage reads the
     /// output of the stage before it in `stages`.
     pub fn input_topic(&self, stage: StageName) -> Option<String> {
-        if stage == StageName::Crawl {
-            return Some(self.topic("frontier"));
+        match stage {
+            StageName::Crawl => return Some(self.topic("frontier")),
+            StageName::Retry => return Some(self.topic("retry")),
+            _ => {}
         }
         let index = self.stages.iter().position(|s| *s == stage)?;
-        let previous = index.checked_sub(1).map(|i| self.stages[i])?;
+        // The retry stage sits beside the chain, not in it.
+        let previous = self.stages[..index]
+            .iter()
+            .rev()
+            .find(|s| **s != StageName::Retry)?;
         Some(self.topic(previous.output_topic()))
     }
 
@@ -742,6 +802,7 @@ impl Pipeline {
             self.topic("frontier"),
             self.topic("rejects"),
             self.topic("dead_letter"),
+            self.topic("retry"),
         ];
         for stage in &self.stages {
             topics.push(self.topic(stage.output_topic()));
@@ -807,6 +868,22 @@ output = "memory://"
         assert_eq!(p.input_topic(StageName::Write).unwrap(), "pairs");
         assert_eq!(p.input_topic(StageName::Filter).unwrap(), "candidates");
         assert_eq!(p.group(StageName::Fetch), "altflow-fetch");
+        let with_retry = parse(&MINIMAL.replace(r#""write"]"#, r#""write", "retry"]"#)).unwrap();
+        assert_eq!(with_retry.input_topic(StageName::Write).unwrap(), "pairs");
+        assert_eq!(with_retry.input_topic(StageName::Retry).unwrap(), "retry");
+    }
+
+    #[test]
+    fn retry_delays_double_up_to_the_cap() {
+        let retry = RetryConfig {
+            max_attempts: 5,
+            base_delay: Duration::from_secs(2),
+            max_delay: Duration::from_secs(5),
+        };
+        assert_eq!(retry.delay(1), Duration::from_secs(2));
+        assert_eq!(retry.delay(2), Duration::from_secs(4));
+        assert_eq!(retry.delay(3), Duration::from_secs(5));
+        assert_eq!(retry.delay(60), Duration::from_secs(5));
     }
 
     #[test]

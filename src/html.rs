@@ -488,6 +488,7 @@ pub fn candidate(image: &ImageRef, page: &Page, page_url: &Url, pages_seen: u32)
         pages_seen,
         dominance: score,
         dominant: score >= DOMINANT,
+        attempt: 0,
     }
 }
 

@@ -18,6 +18,7 @@ struct Metrics {
     records_in: IntCounterVec,
     records_out: IntCounterVec,
     rejected: IntCounterVec,
+    retried: IntCounterVec,
     errors: IntCounterVec,
     processing: HistogramVec,
     lag: IntGaugeVec,
@@ -45,6 +46,11 @@ fn metrics() -> &'static Metrics {
         let rejected = counter(
             "rejected_total",
             "Records a stage rejected, by reason code.",
+            &["stage", "reason"],
+        );
+        let retried = counter(
+            "retried_total",
+            "Records a stage sent to the retry topic after a transient failure, by reason code.",
             &["stage", "reason"],
         );
         let errors = counter(
@@ -92,6 +98,7 @@ fn metrics() -> &'static Metrics {
             records_in,
             records_out,
             rejected,
+            retried,
             errors,
             processing,
             lag,
@@ -136,6 +143,14 @@ impl StageMetrics {
     pub fn rejected(&self, reason: &str) {
         metrics()
             .rejected
+            .with_label_values(&[self.stage, reason])
+            .inc();
+    }
+
+    /// One record sent to the retry topic after a transient failure for `reason`.
+    pub fn retried(&self, reason: &str) {
+        metrics()
+            .retried
             .with_label_values(&[self.stage, reason])
             .inc();
     }
@@ -193,6 +208,8 @@ pub struct StageTotals {
     pub records_out: u64,
     /// Rejections by reason code.
     pub rejected: BTreeMap<String, u64>,
+    /// Retries by reason code.
+    pub retried: BTreeMap<String, u64>,
     /// Errors by kind.
     pub errors: BTreeMap<String, u64>,
 }
@@ -208,6 +225,7 @@ pub fn totals(stage: &str) -> StageTotals {
     for family in m.registry.gather() {
         let target = match family.name() {
             "altflow_rejected_total" => &mut totals.rejected,
+            "altflow_retried_total" => &mut totals.retried,
             "altflow_errors_total" => &mut totals.errors,
             _ => continue,
         };

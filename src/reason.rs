@@ -54,6 +54,15 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Whether the failure may pass if tried again later (network trouble, server errors); 429 is
+    /// transient too but is an `Http4xx`, so callers check the status for it.
+    pub fn is_transient(self) -> bool {
+        matches!(
+            self,
+            Reason::Dns | Reason::Connect | Reason::Timeout | Reason::Http5xx | Reason::Network
+        )
+    }
+
     /// The stable code used in records, metrics and reports.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -52,6 +52,9 @@ pub struct CrawlRequest {
     /// The page that linked here, empty for seeds.
     #[prost(string, tag = "3")]
     pub referrer: String,
+    /// Earlier attempts that failed transiently (0 on the first try).
+    #[prost(uint32, tag = "4")]
+    pub attempt: u32,
 }
 
 impl Record for CrawlRequest {
@@ -115,6 +118,9 @@ pub struct Candidate {
     /// Whether the image is taken as the page's content rather than decoration (score ≥ 0.5).
     #[prost(bool, tag = "18")]
     pub dominant: bool,
+    /// Earlier download attempts that failed transiently (0 on the first try).
+    #[prost(uint32, tag = "19")]
+    pub attempt: u32,
 }
 
 impl Record for Candidate {
@@ -245,6 +251,37 @@ pub struct Reject {
 
 impl Record for Reject {
     const KIND: &'static str = "reject";
+}
+
+/// A record whose processing failed transiently (timeout, connection, 5xx, 429), parked on the retry
+/// topic until `not_before`, then sent back to `topic` unchanged but for its attempt count.
+#[derive(Clone, PartialEq, Message)]
+pub struct Retry {
+    /// The topic to send the record back to.
+    #[prost(string, tag = "1")]
+    pub topic: String,
+    /// Its partitioning key.
+    #[prost(string, tag = "2")]
+    pub key: String,
+    /// The encoded record, its attempt count already raised.
+    #[prost(bytes = "vec", tag = "3")]
+    pub payload: Vec<u8>,
+    /// Not to be sent back before this time (Unix milliseconds).
+    #[prost(uint64, tag = "4")]
+    pub not_before_ms: u64,
+    /// The stage that failed.
+    #[prost(string, tag = "5")]
+    pub stage: String,
+    /// Reason code of the failure.
+    #[prost(string, tag = "6")]
+    pub reason: String,
+    /// The attempt that failed (1 for the first try).
+    #[prost(uint32, tag = "7")]
+    pub attempt: u32,
+}
+
+impl Record for Retry {
+    const KIND: &'static str = "retry";
 }
 
 /// A message a stage could not decode: kept whole, with where it came from and why it failed.

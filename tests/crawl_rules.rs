@@ -1,5 +1,6 @@
 //! The crawler as a web citizen, against a real HTTP server on 127.0.0.1: robots.txt is obeyed for
-//! pages and images, and `noai` opt-outs (header or meta tag) are honoured, each under its reason code.
+//! pages and images, `noai` opt-outs (header or meta tag) are honoured, each under its reason code,
+//! and a transient failure goes through the retry topic and succeeds on its second try.
 
 mod common;
 
@@ -11,10 +12,12 @@ use std::process::Command;
 /// A canned response: status, extra headers, body.
 type Response = (u16, Vec<(&'static str, &'static str)>, Vec<u8>);
 
-/// Serves a fixed site on a background thread; returns its port.
+/// Serves a fixed site on a background thread; returns its port. Paths starting with `/flaky/`
+/// answer 500 the first time they are asked for.
 fn serve(routes: BTreeMap<&'static str, Response>) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
+    let mut failed_once = std::collections::HashSet::<String>::new();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
@@ -33,11 +36,16 @@ fn serve(routes: BTreeMap<&'static str, Response>) -> u16 {
                 .nth(1)
                 .unwrap_or("/")
                 .to_string();
-            let (status, headers, body) =
+            let (status, headers, body) = if path.starts_with("/flaky/")
+                && failed_once.insert(path.clone())
+            {
+                (500, vec![], b"try again".to_vec())
+            } else {
                 routes
                     .get(path.as_str())
                     .cloned()
-                    .unwrap_or((404, vec![], b"not found".to_vec()));
+                    .unwrap_or((404, vec![], b"not found".to_vec()))
+            };
             let mut response = format!(
                 "HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n",
                 body.len()
@@ -79,7 +87,8 @@ fn robots_txt_and_ai_opt_outs_are_obeyed() {
                 r#"<a href="/private/page.html">p</a> <a href="/noai.html">n</a>
                 <img src="/img/ok.jpg" alt="a red boat on a lake">
                 <img src="/img/secret.jpg" alt="a boat nobody may fetch">
-                <img src="/img/tagged.jpg" alt="a boat that opts out">"#,
+                <img src="/img/tagged.jpg" alt="a boat that opts out">
+                <img src="/flaky/boat.jpg" alt="a boat behind a flaky server">"#,
             ),
         ),
         (
@@ -100,6 +109,7 @@ fn robots_txt_and_ai_opt_outs_are_obeyed() {
             "/img/tagged.jpg",
             image(vec![("x-robots-tag", "noimageai")]),
         ),
+        ("/flaky/boat.jpg", image(vec![])),
     ]);
     let port = serve(routes);
 
@@ -108,7 +118,7 @@ fn robots_txt_and_ai_opt_outs_are_obeyed() {
     std::fs::write(
         &pipeline,
         format!(
-            r#"stages = ["crawl", "filter", "fetch", "write"]
+            r#"stages = ["crawl", "filter", "fetch", "write", "retry"]
 [bus]
 kind = "embedded"
 [crawl]
@@ -116,6 +126,8 @@ seeds = ["http://127.0.0.1:{port}/index.html"]
 max_depth = 1
 [http]
 allow_networks = ["127.0.0.0/8"]
+[retry]
+base_delay = "200ms"
 [write]
 output = {:?}
 flush_after = "1s"
@@ -145,10 +157,19 @@ flush_after = "1s"
     // Pages: the private one is refused by robots.txt, the opted-out one yields no candidate.
     assert!(row("crawl").contains("robots=1"), "{funnel}");
     assert!(row("crawl").contains("noai=1"), "{funnel}");
-    // Images: one refused by robots.txt, one by its X-Robots-Tag; one written.
+    // Images: one refused by robots.txt, one by its X-Robots-Tag; one failing once with a 500 is
+    // parked on the retry topic and fetched again; two written.
     assert!(row("fetch").contains("robots=1"), "{funnel}");
     assert!(row("fetch").contains("noai=1"), "{funnel}");
+    assert!(row("fetch").contains("retry:http_5xx=1"), "{funnel}");
+    let retry = row("retry");
+    let retried: Vec<&str> = retry.split_whitespace().collect();
+    assert_eq!(
+        (retried[1], retried[2]),
+        ("1", "1"),
+        "one record in and back out: {funnel}"
+    );
     let write = row("write");
     let written: Vec<&str> = write.split_whitespace().collect();
-    assert_eq!(written[2], "1", "one sample written: {funnel}");
+    assert_eq!(written[2], "2", "two samples written: {funnel}");
 }

@@ -61,6 +61,7 @@ async fn malformed_input_goes_to_dead_letter_and_the_stage_goes_on() {
     let settings = RunnerSettings {
         stage: "filter",
         rejects_topic: Arc::from("rejects"),
+        retry_topic: Arc::from("retry"),
         dead_letter_topic: Arc::from("dead"),
         batch_size: 2,
         poll_timeout: Duration::from_millis(50),

@@ -14,7 +14,7 @@ use bytes::Bytes;
 use crate::bus::OutMessage;
 use crate::metrics::StageMetrics;
 use crate::reason::Reason;
-use crate::record::{Record, Reject};
+use crate::record::{Record, Reject, Retry};
 
 /// Errors that stop a stage. Per-record problems are not errors: they are rejections.
 #[derive(Debug, thiserror::Error)]
@@ -94,17 +94,19 @@ pub trait Stage: Send {
 pub struct Emitter {
     stage: &'static str,
     rejects_topic: Arc<str>,
+    retry_topic: Arc<str>,
     metrics: StageMetrics,
     messages: Vec<OutMessage>,
     outputs: usize,
 }
 
 impl Emitter {
-    /// An emitter for `stage`, sending rejections to `rejects_topic`.
-    pub fn new(stage: &'static str, rejects_topic: Arc<str>) -> Self {
+    /// An emitter for `stage`, sending rejections to `rejects_topic` and retries to `retry_topic`.
+    pub fn new(stage: &'static str, rejects_topic: Arc<str>, retry_topic: Arc<str>) -> Self {
         Self {
             stage,
             rejects_topic,
+            retry_topic,
             metrics: StageMetrics::new(stage),
             messages: Vec::new(),
             outputs: 0,
@@ -130,6 +132,44 @@ impl Emitter {
     /// Counts `n` main outputs that are not messages (the writer's samples made durable).
     pub fn count_outputs(&mut self, n: usize) {
         self.outputs += n;
+    }
+
+    /// Sends already-encoded `payload` to `topic` as a main output (the retry stage's re-sends).
+    pub fn emit_encoded(&mut self, topic: Arc<str>, key: &str, payload: Vec<u8>) {
+        self.outputs += 1;
+        self.messages.push(OutMessage {
+            topic,
+            key: Bytes::copy_from_slice(key.as_bytes()),
+            payload: Bytes::from(payload),
+        });
+    }
+
+    /// Parks `record` (whose attempt count the caller has raised) on the retry topic, to be sent back
+    /// to `topic` after `delay`, because attempt `attempt` failed for the transient `reason`.
+    pub fn retry<R: Record>(
+        &mut self,
+        topic: &str,
+        key: &str,
+        record: &R,
+        reason: Reason,
+        attempt: u32,
+        delay: std::time::Duration,
+    ) {
+        self.metrics.retried(reason.as_str());
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let retry = Retry {
+            topic: topic.to_string(),
+            key: key.to_string(),
+            payload: record.to_bytes(),
+            not_before_ms: (now + delay).as_millis() as u64,
+            stage: self.stage.to_string(),
+            reason: reason.as_str().to_string(),
+            attempt,
+        };
+        let retry_topic = self.retry_topic.clone();
+        self.emit_side(&retry_topic, key, &retry);
     }
 
     /// Rejects a record for `reason`, with a detail for humans.

@@ -27,6 +27,8 @@ pub struct RunnerSettings {
     pub stage: &'static str,
     /// Topic rejections go to.
     pub rejects_topic: Arc<str>,
+    /// Topic transient failures are parked on.
+    pub retry_topic: Arc<str>,
     /// Topic undecodable messages go to.
     pub dead_letter_topic: Arc<str>,
     /// Most records per batch.
@@ -51,7 +53,11 @@ pub async fn run_stage<S: Stage>(
     mut shutdown: watch::Receiver<bool>,
 ) -> Result<(), StageError> {
     let metrics = StageMetrics::new(settings.stage);
-    let mut out = Emitter::new(settings.stage, settings.rejects_topic.clone());
+    let mut out = Emitter::new(
+        settings.stage,
+        settings.rejects_topic.clone(),
+        settings.retry_topic.clone(),
+    );
     let mut progress: HashMap<(Arc<str>, i32), Progress> = HashMap::new();
     let mut last_lag = Instant::now();
     stage.start().await?;

@@ -10,12 +10,13 @@ use async_trait::async_trait;
 use futures::StreamExt;
 use url::Url;
 
-use crate::config::CrawlConfig;
+use crate::config::{CrawlConfig, RetryConfig};
 use crate::dedup::{BoundedCounter, BoundedSet};
 use crate::html;
 use crate::reason::Reason;
 use crate::record::CrawlRequest;
 use crate::stage::{Emitter, Input, Stage, StageError};
+use crate::stages::{Origin, retry_or_reject};
 use crate::web::Web;
 
 /// The key of a frontier message: the URL's host, so that one member owns a host's politeness.
@@ -34,6 +35,7 @@ pub struct CrawlStage {
     candidates: Arc<str>,
     frontier: Arc<str>,
     seen: BoundedSet<String>,
+    retry: RetryConfig,
     /// Pages each image URL was seen on, to spot site-wide decoration (logos, badges).
     site_images: BoundedCounter<String>,
 }
@@ -43,6 +45,7 @@ impl CrawlStage {
     pub fn new(
         web: Arc<Web>,
         config: CrawlConfig,
+        retry: RetryConfig,
         concurrency: usize,
         candidates: Arc<str>,
         frontier: Arc<str>,
@@ -51,6 +54,7 @@ impl CrawlStage {
         let site_images = BoundedCounter::new(config.seen_capacity);
         Self {
             site_images,
+            retry,
             web,
             config,
             concurrency,
@@ -70,24 +74,42 @@ impl Stage for CrawlStage {
         batch: Vec<Input<CrawlRequest>>,
         out: &mut Emitter,
     ) -> Result<(), StageError> {
-        let requests: Vec<CrawlRequest> = batch
+        // A retried request was seen on its first try: let it through.
+        let requests: Vec<(Arc<str>, CrawlRequest)> = batch
             .into_iter()
-            .map(|i| i.record)
-            .filter(|r| self.seen.insert(r.url.clone()))
+            .filter(|i| self.seen.insert(i.record.url.clone()) || i.record.attempt > 0)
+            .map(|i| (i.topic, i.record))
             .collect();
         let web = &self.web;
         let max_bytes = self.config.max_page_bytes;
         let mut pages = futures::stream::iter(requests)
-            .map(|request| async move {
+            .map(|(topic, request)| async move {
                 let result = web.get(&request.url, max_bytes).await;
-                (request, result)
+                (topic, request, result)
             })
             .buffered(self.concurrency);
-        while let Some((request, result)) = pages.next().await {
+        while let Some((topic, request, result)) = pages.next().await {
             let fetched = match result {
                 Ok(fetched) => fetched,
-                Err(e) => {
-                    out.reject(e.reason, "", &request.url, e.detail);
+                Err(error) => {
+                    let key = frontier_key(&request.url);
+                    let origin = Origin {
+                        topic: &topic,
+                        key: &key,
+                        id: "",
+                        url: &request.url,
+                    };
+                    retry_or_reject(
+                        out,
+                        &self.retry,
+                        error,
+                        origin,
+                        request.attempt,
+                        |attempt| CrawlRequest {
+                            attempt,
+                            ..request.clone()
+                        },
+                    );
                     continue;
                 }
             };
@@ -124,6 +146,7 @@ impl Stage for CrawlStage {
                     url,
                     depth: request.depth + 1,
                     referrer: fetched.final_url.to_string(),
+                    attempt: 0,
                 };
                 out.emit_side(&self.frontier, &frontier_key(&next.url), &next);
             }

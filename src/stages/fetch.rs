@@ -13,11 +13,13 @@ use futures::StreamExt;
 use image::{ImageFormat, ImageReader, Limits};
 use sha2::{Digest, Sha256};
 
-use crate::config::FetchConfig;
+use crate::config::{FetchConfig, RetryConfig};
+use crate::http::FetchError;
 use crate::imaging;
 use crate::reason::Reason;
 use crate::record::{Candidate, Image, Pair};
 use crate::stage::{Emitter, Input, Stage, StageError};
+use crate::stages::{Origin, retry_or_reject};
 use crate::web::Web;
 
 /// Why an image was refused, with a detail for humans.
@@ -124,12 +126,20 @@ pub struct FetchStage {
     config: Arc<FetchConfig>,
     concurrency: usize,
     output: Arc<str>,
+    retry: RetryConfig,
 }
 
 impl FetchStage {
     /// A fetcher producing pairs to `output`.
-    pub fn new(web: Arc<Web>, config: FetchConfig, concurrency: usize, output: Arc<str>) -> Self {
+    pub fn new(
+        web: Arc<Web>,
+        config: FetchConfig,
+        retry: RetryConfig,
+        concurrency: usize,
+        output: Arc<str>,
+    ) -> Self {
         Self {
+            retry,
             web,
             config: Arc::new(config),
             concurrency,
@@ -153,7 +163,7 @@ impl Stage for FetchStage {
             .map(|input| async move {
                 let candidate = input.record;
                 let result = match web.get(&candidate.image_url, config.max_image_bytes).await {
-                    Err(e) => Err(refuse(e.reason, e.detail)),
+                    Err(error) => Err(error),
                     Ok(fetched) => {
                         let config = config.clone();
                         tokio::task::spawn_blocking(move || process_image(&fetched.body, &config))
@@ -164,12 +174,13 @@ impl Stage for FetchStage {
                                     format!("decoder panicked: {e}"),
                                 ))
                             })
+                            .map_err(FetchError::from)
                     }
                 };
-                (candidate, result)
+                (input.topic, candidate, result)
             })
             .buffered(self.concurrency);
-        while let Some((candidate, result)) = results.next().await {
+        while let Some((topic, candidate, result)) = results.next().await {
             match result {
                 Ok(image) => {
                     let key = candidate.id.clone();
@@ -179,12 +190,25 @@ impl Stage for FetchStage {
                     };
                     out.emit(&self.output, &key, &pair);
                 }
-                Err(rejection) => out.reject(
-                    rejection.reason,
-                    &candidate.id,
-                    &candidate.image_url,
-                    rejection.detail,
-                ),
+                Err(error) => {
+                    let origin = Origin {
+                        topic: &topic,
+                        key: &candidate.id,
+                        id: &candidate.id,
+                        url: &candidate.image_url,
+                    };
+                    retry_or_reject(
+                        out,
+                        &self.retry,
+                        error,
+                        origin,
+                        candidate.attempt,
+                        |attempt| Candidate {
+                            attempt,
+                            ..candidate.clone()
+                        },
+                    );
+                }
             }
         }
         Ok(())

@@ -3,3 +3,59 @@
 pub mod crawl;
 pub mod fetch;
 pub mod filter;
+pub mod retry;
+
+use crate::config::RetryConfig;
+use crate::http::FetchError;
+use crate::record::Record;
+use crate::stage::Emitter;
+
+/// Where a failed record came from and what it is about.
+pub(crate) struct Origin<'a> {
+    /// The topic the record was read from (where a retry sends it back).
+    pub topic: &'a str,
+    /// Its partitioning key.
+    pub key: &'a str,
+    /// Sample id, if any.
+    pub id: &'a str,
+    /// The URL that failed.
+    pub url: &'a str,
+}
+
+/// Parks a record for another try when `error` is transient (network trouble, 5xx, 429) and attempts
+/// remain, after the server's `Retry-After` or an exponential backoff; rejects it otherwise.
+/// `again(n)` builds the record with its attempt count set to `n`.
+pub(crate) fn retry_or_reject<R: Record>(
+    out: &mut Emitter,
+    retry: &RetryConfig,
+    error: FetchError,
+    origin: Origin<'_>,
+    attempt: u32,
+    again: impl FnOnce(u32) -> R,
+) {
+    let failed = attempt + 1;
+    let transient = error.reason.is_transient() || error.is_throttle();
+    if transient && failed < retry.max_attempts {
+        let delay = error
+            .retry_after
+            .unwrap_or_else(|| retry.delay(failed))
+            .min(retry.max_delay);
+        out.retry(
+            origin.topic,
+            origin.key,
+            &again(failed),
+            error.reason,
+            failed,
+            delay,
+        );
+    } else {
+        out.reject(error.reason, origin.id, origin.url, error.detail);
+    }
+}
+
+/// For stages whose failures are not HTTP ones.
+impl From<fetch::ImageRejection> for FetchError {
+    fn from(rejection: fetch::ImageRejection) -> Self {
+        FetchError::new(rejection.reason, rejection.detail)
+    }
+}

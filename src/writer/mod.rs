@@ -472,7 +472,7 @@ mod tests {
         for _ in 0..2 {
             let store = Store::open("memory://", std::iter::empty()).unwrap();
             let mut stage = writer(&store, 2);
-            let mut out = Emitter::new("write", Arc::from("rejects"));
+            let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
             stage.process(inputs(1, &input), &mut out).await.unwrap();
             // Two full shards written; the fifth sample is held, and so is its offset.
             assert_eq!(stage.held_from("pairs", 1), Some(14));
@@ -498,7 +498,7 @@ mod tests {
     async fn duplicates_are_dropped_within_and_across_restarts() {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
         let mut stage = writer(&store, 2);
-        let mut out = Emitter::new("write", Arc::from("rejects"));
+        let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
         let batch = [(0, sample(1)), (1, sample(1)), (2, sample(2))];
         stage.process(inputs(0, &batch), &mut out).await.unwrap();
         let rejected: Vec<Reject> = out
@@ -540,7 +540,7 @@ mod tests {
     #[tokio::test]
     async fn shards_past_the_committed_offset_are_removed_before_replay() {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
-        let mut out = Emitter::new("write", Arc::from("rejects"));
+        let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
         let mut before = writer(&store, 1);
         let batch: Vec<(i64, Sample)> = (0..3).map(|n| (n as i64, sample(n))).collect();
         before.process(inputs(0, &batch), &mut out).await.unwrap();
