@@ -25,5 +25,6 @@ pub mod serve;
 pub mod stage;
 pub mod stages;
 mod sync;
+pub mod warc;
 pub mod web;
 pub mod writer;
