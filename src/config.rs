@@ -383,9 +383,21 @@ pub struct CrawlConfig {
     /// Largest HTML page read, in bytes; larger pages are rejected (`too_large`).
     #[serde(default = "default_max_page_bytes")]
     pub max_page_bytes: usize,
-    /// Pages remembered to avoid crawling one twice (per stage member; bounded memory).
+    /// Pages remembered to avoid crawling one twice (per stage member): a rotating Bloom filter
+    /// remembering at least this many URLs in fixed memory.
     #[serde(default = "default_seen_capacity")]
     pub seen_capacity: usize,
+    /// Chance that the filter takes a new URL for one already crawled.
+    #[serde(default = "default_seen_false_positive")]
+    pub seen_false_positive: f64,
+    /// Domains links may lead to (a domain includes its subdomains). Empty: only the host of the
+    /// page the link is on.
+    #[serde(default)]
+    pub allowed_domains: Vec<String>,
+    /// Pages crawled at most per host (per stage member); further pages are rejected
+    /// (`out_of_scope`).
+    #[serde(default = "default_max_pages_per_host")]
+    pub max_pages_per_host: u32,
 }
 
 impl Default for CrawlConfig {
@@ -396,6 +408,9 @@ impl Default for CrawlConfig {
             max_depth: default_max_depth(),
             max_page_bytes: default_max_page_bytes(),
             seen_capacity: default_seen_capacity(),
+            seen_false_positive: default_seen_false_positive(),
+            allowed_domains: Vec::new(),
+            max_pages_per_host: default_max_pages_per_host(),
         }
     }
 }
@@ -407,7 +422,13 @@ fn default_max_page_bytes() -> usize {
     4 << 20
 }
 fn default_seen_capacity() -> usize {
-    100_000
+    1_000_000
+}
+fn default_seen_false_positive() -> f64 {
+    0.001
+}
+fn default_max_pages_per_host() -> u32 {
+    10_000
 }
 
 /// The `[filter]` table.

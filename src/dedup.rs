@@ -56,6 +56,105 @@ impl<T: Hash + Eq + Clone> BoundedSet<T> {
     }
 }
 
+/// "Seen before?" for an unbounded stream of keys in fixed memory: two Bloom filters, the current one
+/// and the one before it. When the current one holds `capacity` keys it becomes the previous one and a
+/// fresh one starts, so memory stays at two filters, keys are remembered for at least `capacity`
+/// insertions, and the false-positive rate stays near the one asked for.
+pub struct SeenFilter {
+    current: Bloom,
+    previous: Bloom,
+    capacity: usize,
+    inserted: usize,
+}
+
+struct Bloom {
+    bits: Vec<u64>,
+    hashes: u32,
+    state: std::collections::hash_map::RandomState,
+}
+
+impl Bloom {
+    fn new(capacity: usize, false_positive: f64) -> Self {
+        // m = −n·ln p / (ln 2)², k = (m / n)·ln 2
+        let n = capacity.max(1) as f64;
+        let m = (-n * false_positive.ln() / std::f64::consts::LN_2.powi(2))
+            .ceil()
+            .max(64.0);
+        let hashes = ((m / n) * std::f64::consts::LN_2).round().clamp(1.0, 16.0) as u32;
+        Self {
+            bits: vec![0; (m as usize).div_ceil(64)],
+            hashes,
+            state: std::collections::hash_map::RandomState::new(),
+        }
+    }
+
+    /// The bit positions of `key` (double hashing from one 64-bit hash).
+    fn positions<K: Hash>(&self, key: &K) -> impl Iterator<Item = usize> + '_ {
+        use std::hash::BuildHasher;
+        let hash = self.state.hash_one(key);
+        let (h1, h2) = (hash & 0xffff_ffff, (hash >> 32) | 1);
+        let m = (self.bits.len() * 64) as u64;
+        (0..u64::from(self.hashes)).map(move |i| (h1.wrapping_add(i.wrapping_mul(h2)) % m) as usize)
+    }
+
+    fn contains<K: Hash>(&self, key: &K) -> bool {
+        self.positions(key)
+            .all(|p| self.bits[p / 64] & (1 << (p % 64)) != 0)
+    }
+
+    fn insert<K: Hash>(&mut self, key: &K) {
+        let positions: Vec<usize> = self.positions(key).collect();
+        for p in positions {
+            self.bits[p / 64] |= 1 << (p % 64);
+        }
+    }
+}
+
+impl SeenFilter {
+    /// A filter remembering at least `capacity` keys with about `false_positive` chance of calling a
+    /// new key seen.
+    pub fn new(capacity: usize, false_positive: f64) -> Self {
+        let p = false_positive.clamp(1e-9, 0.5);
+        Self {
+            current: Bloom::new(capacity, p),
+            previous: Bloom::new(capacity, p),
+            capacity: capacity.max(1),
+            inserted: 0,
+        }
+    }
+
+    /// Whether `key` was (probably) inserted before.
+    pub fn contains<K: Hash>(&self, key: &K) -> bool {
+        self.current.contains(key) || self.previous.contains(key)
+    }
+
+    /// Records `key`; returns false if it was (probably) there already.
+    pub fn insert<K: Hash>(&mut self, key: &K) -> bool {
+        if self.contains(key) {
+            return false;
+        }
+        if self.inserted == self.capacity {
+            let fresh = Bloom::new(self.capacity, self.current_rate());
+            self.previous = std::mem::replace(&mut self.current, fresh);
+            self.inserted = 0;
+        }
+        self.current.insert(key);
+        self.inserted += 1;
+        true
+    }
+
+    fn current_rate(&self) -> f64 {
+        // Recover p from the filter's shape: k = (m/n) ln 2 and m = −n ln p / (ln 2)².
+        let m_over_n = (self.current.bits.len() * 64) as f64 / self.capacity as f64;
+        (-m_over_n * std::f64::consts::LN_2.powi(2)).exp()
+    }
+
+    /// Bytes of memory the filter's bits take.
+    pub fn memory_bytes(&self) -> usize {
+        (self.current.bits.len() + self.previous.bits.len()) * 8
+    }
+}
+
 /// Counts per key for at most a fixed number of the most recently first-seen keys.
 #[derive(Debug)]
 pub struct BoundedCounter<T> {
@@ -106,6 +205,32 @@ mod tests {
         assert!(!set.contains(&"a"));
         assert!(set.contains(&"b") && set.contains(&"c"));
         assert!(set.insert("a"));
+    }
+
+    #[test]
+    fn seen_filter_remembers_with_few_false_positives_in_fixed_memory() {
+        let mut seen = SeenFilter::new(10_000, 0.001);
+        let memory = seen.memory_bytes();
+        // A new key may collide with earlier ones (that is the false-positive rate at work).
+        let collisions = (0..10_000)
+            .filter(|i| !seen.insert(&format!("http://site/{i}")))
+            .count();
+        assert!(collisions < 20, "{collisions} new keys taken as seen");
+        // No false negatives.
+        assert!((0..10_000).all(|i| seen.contains(&format!("http://site/{i}"))));
+        let false_positives = (0..10_000)
+            .filter(|i| seen.contains(&format!("http://other/{i}")))
+            .count();
+        assert!(
+            false_positives < 50,
+            "{false_positives} false positives in 10000"
+        );
+        // Rotation: far more keys than capacity, memory unchanged, recent keys still remembered.
+        for i in 0..50_000 {
+            seen.insert(&format!("http://more/{i}"));
+        }
+        assert_eq!(seen.memory_bytes(), memory);
+        assert!(seen.contains(&"http://more/49999".to_string()));
     }
 
     #[test]

@@ -42,6 +42,8 @@ pub enum Reason {
     TooManyWords,
     /// Any other network or protocol failure.
     Network,
+    /// The crawl's scope excludes the page (per-host page limit).
+    OutOfScope,
     /// robots.txt disallows the URL for our user agent.
     Robots,
     /// The page or image opts out of AI use (`X-Robots-Tag` or `<meta name="robots">` with `noai` or
@@ -83,6 +85,7 @@ impl Reason {
             Reason::TooFewWords => "too_few_words",
             Reason::TooManyWords => "too_many_words",
             Reason::Network => "network",
+            Reason::OutOfScope => "out_of_scope",
             Reason::Robots => "robots",
             Reason::NoAi => "noai",
             Reason::Incomplete => "incomplete",

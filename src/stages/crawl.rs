@@ -11,7 +11,7 @@ use futures::StreamExt;
 use url::Url;
 
 use crate::config::{CrawlConfig, RetryConfig};
-use crate::dedup::{BoundedCounter, BoundedSet};
+use crate::dedup::{BoundedCounter, SeenFilter};
 use crate::html;
 use crate::reason::Reason;
 use crate::record::CrawlRequest;
@@ -27,6 +27,22 @@ pub fn frontier_key(url: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Whether a link found on `page` may be followed: to one of `allowed_domains` (or a subdomain), or,
+/// when none are configured, to the page's own host.
+pub fn in_scope(link: &Url, page: &Url, allowed_domains: &[String]) -> bool {
+    let Some(host) = link.host_str() else {
+        return false;
+    };
+    if allowed_domains.is_empty() {
+        return Some(host) == page.host_str();
+    }
+    let host = host.to_ascii_lowercase();
+    allowed_domains.iter().any(|domain| {
+        let domain = domain.trim_start_matches('.').to_ascii_lowercase();
+        host == domain || host.ends_with(&format!(".{domain}"))
+    })
+}
+
 /// The crawl stage.
 pub struct CrawlStage {
     web: Arc<Web>,
@@ -34,7 +50,9 @@ pub struct CrawlStage {
     concurrency: usize,
     candidates: Arc<str>,
     frontier: Arc<str>,
-    seen: BoundedSet<String>,
+    seen: SeenFilter,
+    /// Pages crawled per host.
+    pages_per_host: BoundedCounter<String>,
     retry: RetryConfig,
     /// Pages each image URL was seen on, to spot site-wide decoration (logos, badges).
     site_images: BoundedCounter<String>,
@@ -50,7 +68,8 @@ impl CrawlStage {
         candidates: Arc<str>,
         frontier: Arc<str>,
     ) -> Self {
-        let seen = BoundedSet::new(config.seen_capacity);
+        let seen = SeenFilter::new(config.seen_capacity, config.seen_false_positive);
+        let pages_per_host = BoundedCounter::new(100_000);
         let site_images = BoundedCounter::new(config.seen_capacity);
         Self {
             site_images,
@@ -61,6 +80,7 @@ impl CrawlStage {
             candidates,
             frontier,
             seen,
+            pages_per_host,
         }
     }
 }
@@ -75,11 +95,28 @@ impl Stage for CrawlStage {
         out: &mut Emitter,
     ) -> Result<(), StageError> {
         // A retried request was seen on its first try: let it through.
-        let requests: Vec<(Arc<str>, CrawlRequest)> = batch
-            .into_iter()
-            .filter(|i| self.seen.insert(i.record.url.clone()) || i.record.attempt > 0)
-            .map(|i| (i.topic, i.record))
-            .collect();
+        let mut requests: Vec<(Arc<str>, CrawlRequest)> = Vec::new();
+        for input in batch {
+            if !self.seen.insert(&input.record.url) && input.record.attempt == 0 {
+                continue;
+            }
+            let host = frontier_key(&input.record.url);
+            if input.record.attempt == 0
+                && self.pages_per_host.increment(host.clone()) > self.config.max_pages_per_host
+            {
+                out.reject(
+                    Reason::OutOfScope,
+                    "",
+                    &input.record.url,
+                    format!(
+                        "more than {} pages of {host}",
+                        self.config.max_pages_per_host
+                    ),
+                );
+                continue;
+            }
+            requests.push((input.topic, input.record));
+        }
         let web = &self.web;
         let max_bytes = self.config.max_page_bytes;
         let mut pages = futures::stream::iter(requests)
@@ -134,8 +171,7 @@ impl Stage for CrawlStage {
                 continue;
             }
             for link in page.links {
-                // Stay on the page's host: scope rules beyond that come with the full crawler.
-                if link.host_str() != fetched.final_url.host_str() {
+                if !in_scope(&link, &fetched.final_url, &self.config.allowed_domains) {
                     continue;
                 }
                 let url = link.to_string();
@@ -152,5 +188,23 @@ impl Stage for CrawlStage {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scope_is_the_page_host_or_the_allowed_domains() {
+        let url = |s: &str| Url::parse(s).unwrap();
+        let page = url("https://news.example.com/a");
+        assert!(in_scope(&url("https://news.example.com/b"), &page, &[]));
+        assert!(!in_scope(&url("https://example.com/b"), &page, &[]));
+        let allowed = vec!["example.com".to_string()];
+        assert!(in_scope(&url("https://img.example.com/x"), &page, &allowed));
+        assert!(in_scope(&url("https://example.com/x"), &page, &allowed));
+        assert!(!in_scope(&url("https://badexample.com/x"), &page, &allowed));
+        assert!(!in_scope(&url("https://example.org/x"), &page, &allowed));
     }
 }
