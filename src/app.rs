@@ -57,6 +57,9 @@ pub enum AppError {
         #[source]
         source: std::io::Error,
     },
+    /// A URL list could not be read.
+    #[error(transparent)]
+    Source(#[from] crate::sources::SourceError),
     /// The command does not fit the pipeline.
     #[error("{0}")]
     Usage(String),
@@ -140,8 +143,37 @@ pub async fn seed(
             .into(),
         })
         .collect();
-    let count = messages.len();
+    let mut count = messages.len();
     producer.send_all(messages).await?;
+
+    // URL lists go straight to the candidates topic, in chunks: a full bus slows the reading.
+    let candidates: Arc<str> = Arc::from(pipeline.topic("candidates"));
+    for list in &pipeline.url_lists {
+        let failed: std::sync::Mutex<Option<BusError>> = std::sync::Mutex::new(None);
+        let read = crate::sources::read_url_list(list, 1000, |chunk| {
+            let messages: Vec<OutMessage> = chunk
+                .iter()
+                .map(|c| OutMessage {
+                    topic: candidates.clone(),
+                    key: c.id.clone().into_bytes().into(),
+                    payload: c.to_bytes().into(),
+                })
+                .collect();
+            let sent = producer.send_all(messages);
+            let failed = &failed;
+            async move {
+                if let Err(error) = sent.await {
+                    crate::sync::lock(failed).get_or_insert(error);
+                }
+            }
+        })
+        .await?;
+        if let Some(error) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(error.into());
+        }
+        tracing::info!(list = %list.path.display(), candidates = read, "published a URL list");
+        count += read as usize;
+    }
     Ok(count)
 }
 
@@ -353,10 +385,8 @@ pub async fn run_all(pipeline: &Pipeline, options: RunOptions) -> Result<Funnel,
         let task = spawn_stage(pipeline, *stage, consumer, producer.clone(), shutdown)?;
         tasks.push((*stage, stop, task));
     }
-    if pipeline.stages.contains(&StageName::Crawl) {
-        let count = seed(producer.as_ref(), pipeline, site_url.as_deref()).await?;
-        tracing::info!(seeds = count, "seeded the frontier");
-    }
+    let count = seed(producer.as_ref(), pipeline, site_url.as_deref()).await?;
+    tracing::info!(seeds = count, "seeded the frontier and the URL lists");
 
     let progress = Progress::start(pipeline.clone(), started);
     let writer_group: Vec<String> = pipeline

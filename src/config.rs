@@ -163,6 +163,9 @@ pub struct Pipeline {
     /// Prometheus metrics endpoint.
     #[serde(default)]
     pub metrics: MetricsConfig,
+    /// Image URL lists to feed the pipeline with, instead of (or besides) crawling pages.
+    #[serde(default)]
+    pub url_lists: Vec<UrlListConfig>,
     /// A local directory served over HTTP on 127.0.0.1 by `altflow run` (the bundled demo site).
     pub sample_site: Option<SampleSiteConfig>,
 }
@@ -592,6 +595,28 @@ fn default_dedup_window() -> usize {
     100_000
 }
 
+/// One `[[url_lists]]` entry: a file of image URLs with captions (the img2dataset input shape).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UrlListConfig {
+    /// The file: `.csv`, `.tsv`, `.jsonl` / `.json` (one object per line) or `.parquet`; relative to
+    /// the pipeline file.
+    pub path: PathBuf,
+    /// Column holding the image URL.
+    #[serde(default = "default_url_column")]
+    pub url_column: String,
+    /// Column holding the caption (used as the alt text).
+    #[serde(default = "default_caption_column")]
+    pub caption_column: String,
+}
+
+fn default_url_column() -> String {
+    "url".into()
+}
+fn default_caption_column() -> String {
+    "caption".into()
+}
+
 /// The `[metrics]` table.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -651,6 +676,11 @@ impl Pipeline {
             && file.is_relative()
         {
             self.crawl.seeds_file = Some(dir.join(file));
+        }
+        for list in &mut self.url_lists {
+            if list.path.is_relative() {
+                list.path = dir.join(&list.path);
+            }
         }
         if let Some(site) = &mut self.sample_site
             && site.dir.is_relative()
@@ -809,11 +839,20 @@ impl Pipeline {
             _ => {}
         }
         let index = self.stages.iter().position(|s| *s == stage)?;
-        // The retry stage sits beside the chain, not in it.
+        // The retry stage sits beside the chain, not in it. A chain that starts after the crawl
+        // (a URL list as the source) reads what the stage before it in dataflow order would write.
         let previous = self.stages[..index]
             .iter()
             .rev()
-            .find(|s| **s != StageName::Retry)?;
+            .find(|s| **s != StageName::Retry)
+            .copied()
+            .or_else(|| {
+                StageName::ALL
+                    .iter()
+                    .rev()
+                    .find(|s| **s < stage && **s != StageName::Retry)
+                    .copied()
+            })?;
         Some(self.topic(previous.output_topic()))
     }
 
@@ -827,6 +866,9 @@ impl Pipeline {
         ];
         for stage in &self.stages {
             topics.push(self.topic(stage.output_topic()));
+        }
+        if !self.url_lists.is_empty() {
+            topics.push(self.topic("candidates"));
         }
         topics.sort();
         topics.dedup();
@@ -892,6 +934,11 @@ output = "memory://"
         let with_retry = parse(&MINIMAL.replace(r#""write"]"#, r#""write", "retry"]"#)).unwrap();
         assert_eq!(with_retry.input_topic(StageName::Write).unwrap(), "pairs");
         assert_eq!(with_retry.input_topic(StageName::Retry).unwrap(), "retry");
+        let from_lists = parse(&MINIMAL.replace(r#""crawl", "#, "")).unwrap();
+        assert_eq!(
+            from_lists.input_topic(StageName::Filter).unwrap(),
+            "candidates"
+        );
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod reason;
 pub mod record;
 pub mod robots;
 pub mod serve;
+pub mod sources;
 pub mod stage;
 pub mod stages;
 mod sync;
