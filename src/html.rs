@@ -184,20 +184,44 @@ fn push_bounded(buffer: &mut String, text: &str) {
 }
 
 /// The widest candidate of a `srcset` (by `w` descriptor, else `x` density), or None.
+///
+/// Parsed as the HTML standard does: a URL is a run of non-whitespace (so it may contain commas, as
+/// image-CDN URLs do), then descriptors up to the next comma.
 pub fn widest_in_srcset(srcset: &str) -> Option<String> {
-    srcset
-        .split(',')
-        .filter_map(|entry| {
-            let mut parts = entry.split_whitespace();
-            let url = parts.next()?;
-            let weight = match parts.next() {
-                Some(d) if d.ends_with('w') => d.trim_end_matches('w').parse::<f32>().ok()?,
-                // Densities rank below any width, but among themselves by density.
-                Some(d) if d.ends_with('x') => d.trim_end_matches('x').parse::<f32>().ok()? / 1e6,
-                _ => 1e-6,
-            };
-            Some((url.to_string(), weight))
-        })
+    let mut candidates: Vec<(String, f32)> = Vec::new();
+    let mut rest = srcset;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ',');
+        if rest.is_empty() {
+            break;
+        }
+        let url_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let mut url = &rest[..url_end];
+        rest = &rest[url_end..];
+        let descriptor = if url.ends_with(',') {
+            // "a.jpg, b.jpg 2x": a trailing comma ends a candidate without descriptors.
+            url = url.trim_end_matches(',');
+            ""
+        } else {
+            let end = rest.find(',').unwrap_or(rest.len());
+            let descriptor = rest[..end].trim();
+            rest = &rest[end..];
+            descriptor
+        };
+        let weight = match descriptor.split_whitespace().next() {
+            Some(d) if d.ends_with('w') => d.trim_end_matches('w').parse::<f32>().ok(),
+            // Densities rank below any width, but among themselves by density.
+            Some(d) if d.ends_with('x') => {
+                d.trim_end_matches('x').parse::<f32>().ok().map(|x| x / 1e6)
+            }
+            _ => Some(1e-6),
+        };
+        if let (false, Some(weight)) = (url.is_empty(), weight) {
+            candidates.push((url.to_string(), weight));
+        }
+    }
+    candidates
+        .into_iter()
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(url, _)| url)
 }
@@ -620,6 +644,13 @@ mod tests {
         );
         assert_eq!(widest_in_srcset("x.jpg"), Some("x.jpg".into()));
         assert_eq!(widest_in_srcset(" , "), None);
+        assert_eq!(
+            widest_in_srcset(
+                "https://cdn.test/w_300,c_fill/a.jpg 300w, https://cdn.test/w_900,c_fill/a.jpg 900w"
+            ),
+            Some("https://cdn.test/w_900,c_fill/a.jpg".into())
+        );
+        assert_eq!(widest_in_srcset("a.jpg, b.jpg 2x"), Some("b.jpg".into()));
     }
 
     #[test]

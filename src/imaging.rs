@@ -20,6 +20,21 @@ pub fn decode_upright(
     Ok(image)
 }
 
+/// The image as RGB, transparent parts laid on white (as a browser shows them on a white page; simply
+/// dropping alpha would expose whatever colour the transparent pixels happen to store).
+pub fn flatten_on_white(image: DynamicImage) -> RgbImage {
+    if !image.color().has_alpha() {
+        return image.into_rgb8();
+    }
+    let rgba = image.into_rgba8();
+    RgbImage::from_fn(rgba.width(), rgba.height(), |x, y| {
+        let [r, g, b, a] = rgba.get_pixel(x, y).0;
+        let blend =
+            |c: u8| ((u16::from(c) * u16::from(a) + 255 * (255 - u16::from(a)) + 127) / 255) as u8;
+        image::Rgb([blend(r), blend(g), blend(b)])
+    })
+}
+
 /// The size that fits `width × height` within `max_side × max_side` keeping the aspect ratio
 /// (never enlarging, never below one pixel).
 pub fn fit_within(width: u32, height: u32, max_side: u32) -> (u32, u32) {
@@ -115,6 +130,15 @@ mod tests {
                 (false, false) => image::Rgb([30u8.saturating_add(shift), 120, 60]),
             }
         })
+    }
+
+    #[test]
+    fn transparent_pixels_become_white() {
+        let mut rgba = image::RgbaImage::from_pixel(2, 1, image::Rgba([0, 0, 0, 0]));
+        rgba.put_pixel(1, 0, image::Rgba([10, 20, 30, 255]));
+        let flat = flatten_on_white(DynamicImage::ImageRgba8(rgba));
+        assert_eq!(flat.get_pixel(0, 0).0, [255, 255, 255]);
+        assert_eq!(flat.get_pixel(1, 0).0, [10, 20, 30]);
     }
 
     #[test]

@@ -56,7 +56,9 @@ impl Robots {
         let agent = agent.to_ascii_lowercase();
         let mut groups: Vec<Group> = Vec::new();
         let mut last_was_agent = false;
-        for line in text.lines() {
+        // RFC 9309 allows CR, LF or CRLF line ends; a UTF-8 byte order mark may lead the file.
+        let text = text.trim_start_matches('\u{feff}');
+        for line in text.split(['\n', '\r']) {
             let line = line.split('#').next().unwrap_or("").trim();
             let Some((key, value)) = line.split_once(':') else {
                 continue;
@@ -83,10 +85,11 @@ impl Robots {
                 _ => last_was_agent = false,
             }
         }
+        // A group names us when its user-agent's product token is ours (case-insensitive).
         let matches_us = |agents: &[String]| {
             agents
                 .iter()
-                .any(|a| a != "*" && !a.is_empty() && agent.contains(a.as_str()))
+                .any(|a| a != "*" && !a.is_empty() && product_token(a) == agent)
         };
         // Our groups if any names us, else the `*` groups; several matching groups combine.
         let ours = groups.iter().any(|g| matches_us(&g.agents));
@@ -226,7 +229,10 @@ impl RobotsCache {
                 .await
             {
                 Ok(fetched) => Robots::parse(&String::from_utf8_lossy(&fetched.body), &self.agent),
-                Err(e) if e.reason == Reason::Http4xx => Robots::allow_all(),
+                // A missing robots.txt allows everything; a throttled one (429) is unreachable.
+                Err(e) if e.reason == Reason::Http4xx && e.status != Some(429) => {
+                    Robots::allow_all()
+                }
                 // Unreachable (5xx, network), or too large to read: RFC 9309 treats an unreachable
                 // robots.txt as a complete disallow.
                 Err(_) => Robots::deny_all(),
@@ -297,6 +303,19 @@ Allow: /no-altflow/but-this
         assert!(robots.allowed("/anything"));
         assert!(!Robots::deny_all().allowed("/"));
         assert!(Robots::parse("garbage\n:::\nDisallow /x", "x").allowed("/x"));
+    }
+
+    #[test]
+    fn agent_groups_match_by_product_token_only() {
+        let robots = Robots::parse(
+            "\u{feff}User-agent: alt\rDisallow: /a\r\rUser-agent: *\rDisallow: /b\r",
+            "altflow",
+        );
+        // "alt" is not our product token: the * group applies, and CR-only line ends work.
+        assert!(robots.allowed("/a"));
+        assert!(!robots.allowed("/b"));
+        let robots = Robots::parse("User-agent: AltFlow/2.0\nDisallow: /c\n", "altflow");
+        assert!(!robots.allowed("/c"));
     }
 
     #[test]

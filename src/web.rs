@@ -138,13 +138,16 @@ impl Web {
             };
             match result {
                 Err(error) if error.is_throttle() => {
-                    let pause = error
+                    let asked = error
                         .retry_after
                         .unwrap_or(Duration::from_secs(1 << attempt.min(10)));
-                    self.back_off(&host, pause);
-                    if attempt >= self.max_retries || pause > self.max_retry_wait {
+                    // A server may ask for any wait: hold the host back no longer than we would
+                    // wait ourselves, so one answer cannot stall every request to it.
+                    self.back_off(&host, asked.min(self.max_retry_wait));
+                    if attempt >= self.max_retries || asked > self.max_retry_wait {
                         return Err(error);
                     }
+                    let pause = asked;
                     tracing::debug!(%host, ?pause, "throttled, backing off");
                     attempt += 1;
                 }

@@ -97,9 +97,10 @@ pub fn process_image(bytes: &[u8], config: &FetchConfig) -> Result<Image, ImageR
     // Eight bytes per pixel (16-bit RGBA, the widest format decoded) plus slack: a decoder that
     // wants more than the header promised is refused.
     limits.max_alloc = Some(u64::from(width) * u64::from(height) * 8 + (1 << 20));
-    let upright = imaging::decode_upright(bytes, format, limits)
-        .map_err(|e| refuse(Reason::DecodeError, e.to_string()))?
-        .into_rgb8();
+    let upright = imaging::flatten_on_white(
+        imaging::decode_upright(bytes, format, limits)
+            .map_err(|e| refuse(Reason::DecodeError, e.to_string()))?,
+    );
     let (target_width, target_height) =
         imaging::fit_within(upright.width(), upright.height(), config.max_side);
     let rgb = imaging::resize(&upright, target_width, target_height);

@@ -3,8 +3,8 @@
 //!
 //! Parked records wait in memory, ordered by due time; the stage reports the earliest offset it still
 //! holds per partition ([`Stage::held_from`]), so a crash replays them rather than losing them.
-//! Memory is bounded by the retry topic's own volume: only transient failures land there, and each at
-//! most `retry.max_attempts − 1` times.
+//! Memory grows with the transient failures of the last `retry.max_delay` only: nothing else lands
+//! on the retry topic, and each record at most `retry.max_attempts − 1` times.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
