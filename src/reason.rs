@@ -42,6 +42,8 @@ pub enum Reason {
     TooManyWords,
     /// Any other network or protocol failure.
     Network,
+    /// A page is not HTML (its Content-Type says so).
+    NotHtml,
     /// The crawl's scope excludes the page (per-host page limit).
     OutOfScope,
     /// robots.txt disallows the URL for our user agent.
@@ -85,6 +87,7 @@ impl Reason {
             Reason::TooFewWords => "too_few_words",
             Reason::TooManyWords => "too_many_words",
             Reason::Network => "network",
+            Reason::NotHtml => "not_html",
             Reason::OutOfScope => "out_of_scope",
             Reason::Robots => "robots",
             Reason::NoAi => "noai",

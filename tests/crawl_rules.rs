@@ -84,7 +84,7 @@ fn robots_txt_and_ai_opt_outs_are_obeyed() {
         (
             "/index.html",
             html(
-                r#"<a href="/private/page.html">p</a> <a href="/noai.html">n</a>
+                r#"<a href="/private/page.html">p</a> <a href="/noai.html">n</a> <a href="/img/ok.jpg">full size</a>
                 <img src="/img/ok.jpg" alt="a red boat on a lake">
                 <img src="/img/secret.jpg" alt="a boat nobody may fetch">
                 <img src="/img/tagged.jpg" alt="a boat that opts out">
@@ -157,6 +157,8 @@ flush_after = "1s"
     // Pages: the private one is refused by robots.txt, the opted-out one yields no candidate.
     assert!(row("crawl").contains("robots=1"), "{funnel}");
     assert!(row("crawl").contains("noai=1"), "{funnel}");
+    // A link to an image is not a page.
+    assert!(row("crawl").contains("not_html=1"), "{funnel}");
     // Images: one refused by robots.txt, one by its X-Robots-Tag; one failing once with a 500 is
     // parked on the retry topic and fetched again; two written.
     assert!(row("fetch").contains("robots=1"), "{funnel}");

@@ -160,6 +160,19 @@ impl Stage for CrawlStage {
                     continue;
                 }
             };
+            // A link to a PDF or an image is not a page; a missing Content-Type gets the benefit of
+            // the doubt.
+            if let Some(kind) = &fetched.content_type
+                && !kind.to_ascii_lowercase().contains("html")
+            {
+                out.reject(
+                    Reason::NotHtml,
+                    "",
+                    fetched.final_url.as_str(),
+                    kind.clone(),
+                );
+                continue;
+            }
             let page = html::extract(&fetched.body, &fetched.final_url);
             // A page that opts out of AI use gives no candidates; its links may still be followed.
             let opted_out = self.web.forbids_ai(&page.robots);
