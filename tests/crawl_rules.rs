@@ -7,7 +7,6 @@ mod common;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
-use std::process::Command;
 
 /// A canned response: status, extra headers, body.
 type Response = (u16, Vec<(&'static str, &'static str)>, Vec<u8>);
@@ -136,24 +135,8 @@ flush_after = "1s"
         ),
     )
     .unwrap();
-    let run = Command::new(env!("CARGO_BIN_EXE_altflow"))
-        .arg("run")
-        .arg(&pipeline)
-        .output()
-        .unwrap();
-    let funnel = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "{funnel}\n{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let row = |stage: &str| {
-        funnel
-            .lines()
-            .find(|l| l.trim_start().starts_with(stage))
-            .unwrap_or_else(|| panic!("no {stage} row in\n{funnel}"))
-            .to_string()
-    };
+    let funnel = common::run_funnel(&pipeline);
+    let row = |stage: &str| common::funnel_row(&funnel, stage).join(" ");
     // Pages: the private one is refused by robots.txt, the opted-out one yields no candidate.
     assert!(row("crawl").contains("robots=1"), "{funnel}");
     assert!(row("crawl").contains("noai=1"), "{funnel}");
@@ -164,14 +147,15 @@ flush_after = "1s"
     assert!(row("fetch").contains("robots=1"), "{funnel}");
     assert!(row("fetch").contains("noai=1"), "{funnel}");
     assert!(row("fetch").contains("retry:http_5xx=1"), "{funnel}");
-    let retry = row("retry");
-    let retried: Vec<&str> = retry.split_whitespace().collect();
+    let retried = common::funnel_row(&funnel, "retry");
     assert_eq!(
-        (retried[1], retried[2]),
-        ("1", "1"),
+        retried[1..3],
+        ["1", "1"],
         "one record in and back out: {funnel}"
     );
-    let write = row("write");
-    let written: Vec<&str> = write.split_whitespace().collect();
-    assert_eq!(written[2], "2", "two samples written: {funnel}");
+    assert_eq!(
+        common::funnel_row(&funnel, "write")[2],
+        "2",
+        "two samples written: {funnel}"
+    );
 }

@@ -69,26 +69,8 @@ output = {:?}
         ),
     )
     .unwrap();
-    let run = Command::new(env!("CARGO_BIN_EXE_altflow"))
-        .arg("run")
-        .arg(&pipeline)
-        .output()
-        .unwrap();
-    let funnel = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "{funnel}\n{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let row = |stage: &str| -> Vec<String> {
-        funnel
-            .lines()
-            .find(|l| l.trim_start().starts_with(stage))
-            .unwrap_or_else(|| panic!("no {stage} row:\n{funnel}"))
-            .split_whitespace()
-            .map(String::from)
-            .collect()
-    };
+    let funnel = common::run_funnel(&pipeline);
+    let row = |stage: &str| common::funnel_row(&funnel, stage);
     // 6 rows in: one caption too short, one image missing, four written.
     assert_eq!(row("filter")[1..3], ["6", "5"], "{funnel}");
     assert!(

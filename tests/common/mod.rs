@@ -159,3 +159,31 @@ pub fn kafka_settings(brokers: &str) -> altflow::bus::kafka::KafkaSettings {
         producer_options: Default::default(),
     }
 }
+
+/// Runs `altflow run PIPELINE` to completion and returns its funnel (stdout); fails the test if the
+/// run fails.
+pub fn run_funnel(pipeline: &std::path::Path) -> String {
+    let run = Command::new(env!("CARGO_BIN_EXE_altflow"))
+        .arg("run")
+        .arg(pipeline)
+        .output()
+        .unwrap();
+    let funnel = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(
+        run.status.success(),
+        "{funnel}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    funnel
+}
+
+/// The words of `stage`'s row of a funnel: name, in, out, rejected, then `reason=count` entries.
+pub fn funnel_row(funnel: &str, stage: &str) -> Vec<String> {
+    funnel
+        .lines()
+        .find(|l| l.trim_start().starts_with(stage))
+        .unwrap_or_else(|| panic!("no {stage} row in\n{funnel}"))
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
