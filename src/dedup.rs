@@ -4,55 +4,37 @@
 //! crawler visited, sample ids the writer wrote, images seen across a site. Older keys are forgotten
 //! first.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
 
-/// A bounded insertion-ordered set.
+/// A bounded insertion-ordered set (a [`BoundedCounter`] whose counts are not needed).
 #[derive(Debug)]
-pub struct BoundedSet<T> {
-    capacity: usize,
-    order: VecDeque<T>,
-    set: HashSet<T>,
-}
+pub struct BoundedSet<T>(BoundedCounter<T>);
 
 impl<T: Hash + Eq + Clone> BoundedSet<T> {
     /// A set that keeps at most `capacity` keys (at least one).
     pub fn new(capacity: usize) -> Self {
-        Self {
-            capacity: capacity.max(1),
-            order: VecDeque::new(),
-            set: HashSet::new(),
-        }
+        Self(BoundedCounter::new(capacity))
     }
 
     /// Adds `key`; returns false if it was already there. Forgets the oldest key when full.
     pub fn insert(&mut self, key: T) -> bool {
-        if self.set.contains(&key) {
-            return false;
-        }
-        if self.order.len() == self.capacity
-            && let Some(old) = self.order.pop_front()
-        {
-            self.set.remove(&old);
-        }
-        self.set.insert(key.clone());
-        self.order.push_back(key);
-        true
+        self.0.increment(key) == 1
     }
 
     /// Whether `key` is remembered.
     pub fn contains(&self, key: &T) -> bool {
-        self.set.contains(key)
+        self.0.counts.contains_key(key)
     }
 
     /// Number of keys remembered.
     pub fn len(&self) -> usize {
-        self.order.len()
+        self.0.order.len()
     }
 
     /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
+        self.0.order.is_empty()
     }
 }
 
@@ -64,6 +46,7 @@ pub struct SeenFilter {
     current: Bloom,
     previous: Bloom,
     capacity: usize,
+    false_positive: f64,
     inserted: usize,
 }
 
@@ -119,6 +102,7 @@ impl SeenFilter {
             current: Bloom::new(capacity, p),
             previous: Bloom::new(capacity, p),
             capacity: capacity.max(1),
+            false_positive: p,
             inserted: 0,
         }
     }
@@ -134,19 +118,13 @@ impl SeenFilter {
             return false;
         }
         if self.inserted == self.capacity {
-            let fresh = Bloom::new(self.capacity, self.current_rate());
+            let fresh = Bloom::new(self.capacity, self.false_positive);
             self.previous = std::mem::replace(&mut self.current, fresh);
             self.inserted = 0;
         }
         self.current.insert(key);
         self.inserted += 1;
         true
-    }
-
-    fn current_rate(&self) -> f64 {
-        // Recover p from the filter's shape: k = (m/n) ln 2 and m = −n ln p / (ln 2)².
-        let m_over_n = (self.current.bits.len() * 64) as f64 / self.capacity as f64;
-        (-m_over_n * std::f64::consts::LN_2.powi(2)).exp()
     }
 
     /// Bytes of memory the filter's bits take.

@@ -52,13 +52,12 @@ pub fn resize(image: &RgbImage, width: u32, height: u32) -> RgbImage {
     if (width, height) == image.dimensions() {
         return image.clone();
     }
-    let source = DynamicImage::ImageRgb8(image.clone());
-    let mut target = DynamicImage::new_rgb8(width, height);
+    let mut target = RgbImage::new(width, height);
     let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3));
     Resizer::new()
-        .resize(&source, &mut target, &options)
+        .resize(image, &mut target, &options)
         .expect("both images are RGB8 of non-zero size");
-    target.into_rgb8()
+    target
 }
 
 /// Side of the grayscale square the hash is computed on.
