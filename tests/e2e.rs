@@ -10,7 +10,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Samples the bundled site yields (see examples/site/README.md): 17 images with alt text of at
@@ -64,30 +64,18 @@ fn check_shards(out: &Path) -> Result<BTreeSet<String>, String> {
         .collect())
 }
 
-fn run_embedded(dir: &Path, site_port: u16) -> (Output, BTreeSet<String>) {
+fn run_embedded(dir: &Path, site_port: u16) -> (String, BTreeSet<String>) {
     let pipeline = local_pipeline(dir, site_port);
-    let output = altflow()
-        .arg("run")
-        .arg(&pipeline)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "run failed: {stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let funnel = common::stdout_of(altflow().arg("run").arg(&pipeline).current_dir(dir));
     let keys = check_shards(&dir.join("out")).unwrap_or_else(|e| panic!("shards unreadable: {e}"));
-    (output, keys)
+    (String::from_utf8_lossy(&funnel).into_owned(), keys)
 }
 
 #[test]
 fn quickstart_pipeline_writes_shards_that_python_reads() {
     let dir = tempfile::tempdir().unwrap();
-    let (output, keys) = run_embedded(dir.path(), common::free_port());
+    let (funnel, keys) = run_embedded(dir.path(), common::free_port());
     assert_eq!(keys.len(), SITE_SAMPLES);
-    let funnel = String::from_utf8_lossy(&output.stdout);
     // The site's planted failures each show up under their reason code.
     for reason in [
         "too_few_words=1",
@@ -299,15 +287,7 @@ fn stage_processes_on_kafka_match_the_embedded_run_across_a_writer_kill() {
     wait_for("the sample site", Duration::from_secs(20), || {
         TcpStream::connect(("127.0.0.1", site_port)).is_ok()
     });
-    let created = altflow()
-        .args(["topics", "create", "--pipeline", pipeline])
-        .output()
-        .unwrap();
-    assert!(
-        created.status.success(),
-        "{}",
-        String::from_utf8_lossy(&created.stderr)
-    );
+    common::stdout_of(altflow().args(["topics", "create", "--pipeline", pipeline]));
 
     let mut stages = [
         Proc::spawn("crawl", dir, &["stage", "crawl", "--pipeline", pipeline]),
@@ -315,15 +295,7 @@ fn stage_processes_on_kafka_match_the_embedded_run_across_a_writer_kill() {
         Proc::spawn("fetch", dir, &["stage", "fetch", "--pipeline", pipeline]),
     ];
     let mut writer = Proc::spawn("write", dir, &["stage", "write", "--pipeline", pipeline]);
-    let seeded = altflow()
-        .args(["seed", "--pipeline", pipeline])
-        .output()
-        .unwrap();
-    assert!(
-        seeded.status.success(),
-        "{}",
-        String::from_utf8_lossy(&seeded.stderr)
-    );
+    common::stdout_of(altflow().args(["seed", "--pipeline", pipeline]));
 
     // Kill the writer as soon as it has written its first shard.
     let tars = |out: &Path| -> usize {

@@ -47,22 +47,14 @@ fn extract_agrees_with_an_independent_parser_on_the_sample_site() {
             .unwrap()
             .to_string();
         let base = format!("http://127.0.0.1:8700/{relative}");
-        let ours = Command::new(env!("CARGO_BIN_EXE_altflow"))
-            .args([
-                "extract",
-                "--html",
-                page.to_str().unwrap(),
-                "--base-url",
-                &base,
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            ours.status.success(),
-            "{}",
-            String::from_utf8_lossy(&ours.stderr)
-        );
-        let ours: BTreeSet<(String, String)> = String::from_utf8_lossy(&ours.stdout)
+        let ours = common::stdout_of(Command::new(env!("CARGO_BIN_EXE_altflow")).args([
+            "extract",
+            "--html",
+            page.to_str().unwrap(),
+            "--base-url",
+            &base,
+        ]));
+        let ours: BTreeSet<(String, String)> = String::from_utf8_lossy(&ours)
             .lines()
             .map(|line| {
                 let v: serde_json::Value = serde_json::from_str(line).unwrap();
@@ -72,16 +64,13 @@ fn extract_agrees_with_an_independent_parser_on_the_sample_site() {
                 )
             })
             .collect();
-        let reference = Command::new("python3")
-            .args(["-c", REFERENCE, page.to_str().unwrap(), &base])
-            .output()
-            .unwrap();
-        assert!(
-            reference.status.success(),
-            "{}",
-            String::from_utf8_lossy(&reference.stderr)
-        );
-        let reference: Vec<(String, String)> = serde_json::from_slice(&reference.stdout).unwrap();
+        let reference = common::stdout_of(Command::new("python3").args([
+            "-c",
+            REFERENCE,
+            page.to_str().unwrap(),
+            &base,
+        ]));
+        let reference: Vec<(String, String)> = serde_json::from_slice(&reference).unwrap();
         let reference: BTreeSet<(String, String)> = reference.into_iter().collect();
         assert_eq!(ours, reference, "{relative}");
         total += ours.len();

@@ -108,29 +108,14 @@ fn warc_reader_agrees_with_warcio_on_real_captures() {
     let mut raw_images = 0;
     let mut html_payloads = 0;
     for file in &files {
-        let reference = Command::new("python3")
-            .args(["-c", REFERENCE])
-            .arg(file)
-            .output()
-            .unwrap();
-        assert!(
-            reference.status.success(),
-            "{}",
-            String::from_utf8_lossy(&reference.stderr)
-        );
-        let reference: serde_json::Value = serde_json::from_slice(&reference.stdout).unwrap();
+        let altflow = || Command::new(env!("CARGO_BIN_EXE_altflow"));
+        let reference =
+            common::stdout_of(Command::new("python3").args(["-c", REFERENCE]).arg(file));
+        let reference: serde_json::Value = serde_json::from_slice(&reference).unwrap();
 
-        let counted = Command::new(env!("CARGO_BIN_EXE_altflow"))
-            .args(["extract", "--counts", "--warc"])
-            .arg(file)
-            .output()
-            .unwrap();
-        assert!(
-            counted.status.success(),
-            "{}",
-            String::from_utf8_lossy(&counted.stderr)
-        );
-        let counted: serde_json::Value = serde_json::from_slice(&counted.stdout).unwrap();
+        let counted =
+            common::stdout_of(altflow().args(["extract", "--counts", "--warc"]).arg(file));
+        let counted: serde_json::Value = serde_json::from_slice(&counted).unwrap();
         assert_eq!(
             counted["types"],
             reference["counts"],
@@ -166,13 +151,8 @@ fn warc_reader_agrees_with_warcio_on_real_captures() {
             file.display()
         );
 
-        let extracted = Command::new(env!("CARGO_BIN_EXE_altflow"))
-            .args(["extract", "--warc"])
-            .arg(file)
-            .output()
-            .unwrap();
-        assert!(extracted.status.success());
-        let mut ours: Vec<serde_json::Value> = String::from_utf8_lossy(&extracted.stdout)
+        let extracted = common::stdout_of(altflow().args(["extract", "--warc"]).arg(file));
+        let mut ours: Vec<serde_json::Value> = String::from_utf8_lossy(&extracted)
             .lines()
             .map(|l| {
                 let v: serde_json::Value = serde_json::from_str(l).unwrap();

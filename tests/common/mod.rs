@@ -163,18 +163,12 @@ pub fn kafka_settings(brokers: &str) -> altflow::bus::kafka::KafkaSettings {
 /// Runs `altflow run PIPELINE` to completion and returns its funnel (stdout); fails the test if the
 /// run fails.
 pub fn run_funnel(pipeline: &std::path::Path) -> String {
-    let run = Command::new(env!("CARGO_BIN_EXE_altflow"))
-        .arg("run")
-        .arg(pipeline)
-        .output()
-        .unwrap();
-    let funnel = String::from_utf8_lossy(&run.stdout).into_owned();
-    assert!(
-        run.status.success(),
-        "{funnel}\n{}",
-        String::from_utf8_lossy(&run.stderr)
+    let stdout = stdout_of(
+        Command::new(env!("CARGO_BIN_EXE_altflow"))
+            .arg("run")
+            .arg(pipeline),
     );
-    funnel
+    String::from_utf8_lossy(&stdout).into_owned()
 }
 
 /// The words of `stage`'s row of a funnel: name, in, out, rejected, then `reason=count` entries.
@@ -186,4 +180,15 @@ pub fn funnel_row(funnel: &str, stage: &str) -> Vec<String> {
         .split_whitespace()
         .map(String::from)
         .collect()
+}
+
+/// Runs `command`, fails the test with its stderr unless it succeeds, and returns its stdout.
+pub fn stdout_of(command: &mut Command) -> Vec<u8> {
+    let output = command.output().expect("starting a command");
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
 }
