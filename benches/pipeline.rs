@@ -4,8 +4,8 @@
 //! - `writer`: building a 100-sample shard (tar + Parquet index) into an in-memory object store;
 //! - `resize`: the image crate's resizer against fast_image_resize (SIMD), side by side, and the
 //!   perceptual hash;
-//! - `fetch_image`: the fetch stage's CPU work on a 1200x800 JPEG: decode, resize to 512 px, re-encode,
-//!   hash.
+//! - `fetch_image`: the two JPEG encoders side by side, and the fetch stage's CPU work (decode,
+//!   resize to 512 px, re-encode, hash) on a 640x480 and a 1200x800 JPEG.
 //!
 //! Run: `cargo bench --bench pipeline`. Figures are quoted in README.md.
 
@@ -191,10 +191,33 @@ fn fetch_image(c: &mut Criterion) {
         "/examples/site/img/sunset-sea.jpg"
     );
     let original = std::fs::read(path).unwrap();
+    let decoded = image::load_from_memory(&original).unwrap().into_rgb8();
+    // The size the target is stated for: a 640x480 JPEG (quality 90).
+    let vga = image::imageops::resize(&decoded, 640, 480, image::imageops::FilterType::Triangle);
+    let vga_jpeg = altflow::imaging::encode_jpeg(&vga, 90).unwrap();
+    let small = altflow::imaging::resize(&decoded, 512, 341);
     let config = FetchConfig::default();
     let mut group = c.benchmark_group("fetch_image");
     group.throughput(Throughput::Elements(1));
     group.sample_size(20);
+    group.bench_function("encode_512px_image_crate", |b| {
+        b.iter(|| {
+            let mut jpeg = Vec::new();
+            image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90)
+                .encode_image(black_box(&small))
+                .unwrap();
+            jpeg
+        })
+    });
+    group.bench_function("encode_512px_jpeg_encoder", |b| {
+        b.iter(|| altflow::imaging::encode_jpeg(black_box(&small), 90).unwrap())
+    });
+    group.bench_function("decode_640x480", |b| {
+        b.iter(|| image::load_from_memory(black_box(&vga_jpeg)).unwrap())
+    });
+    group.bench_function("decode_resize_encode_640x480_to_512", |b| {
+        b.iter(|| process_image(black_box(&vga_jpeg), &config).unwrap())
+    });
     group.bench_function("decode_resize_encode_1200x800_to_512", |b| {
         b.iter(|| process_image(black_box(&original), &config).unwrap())
     });

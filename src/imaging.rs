@@ -1,5 +1,6 @@
 //! Image operations of the fetch stage: decoding with EXIF orientation applied, SIMD resizing
-//! (fast_image_resize), and a 64-bit perceptual hash for near-duplicate detection.
+//! (fast_image_resize), SIMD JPEG encoding (jpeg-encoder), and a 64-bit perceptual hash for
+//! near-duplicate detection.
 
 use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
 use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits, RgbImage};
@@ -58,6 +59,40 @@ pub fn resize(image: &RgbImage, width: u32, height: u32) -> RgbImage {
         .resize(image, &mut target, &options)
         .expect("both images are RGB8 of non-zero size");
     target
+}
+
+/// Why an image could not be encoded as JPEG.
+#[derive(Debug, thiserror::Error)]
+pub enum EncodeError {
+    /// JPEG stores each side in 16 bits.
+    #[error("{width}x{height} exceeds JPEG's limit of 65535 pixels per side")]
+    TooLarge {
+        /// Width of the image.
+        width: u32,
+        /// Height of the image.
+        height: u32,
+    },
+    /// The encoder failed.
+    #[error(transparent)]
+    Jpeg(#[from] jpeg_encoder::EncodingError),
+}
+
+/// Encodes an RGB image as a baseline JPEG at `quality` (1–100), with the AVX2 forward DCT and colour
+/// conversion where the CPU has them: about 3 times faster than the image crate's encoder on the
+/// fetch stage's 512 px images (see `benches/pipeline.rs`).
+pub fn encode_jpeg(image: &RgbImage, quality: u8) -> Result<Vec<u8>, EncodeError> {
+    let (width, height) = image.dimensions();
+    let (Ok(w), Ok(h)) = (u16::try_from(width), u16::try_from(height)) else {
+        return Err(EncodeError::TooLarge { width, height });
+    };
+    let mut jpeg = Vec::with_capacity(image.as_raw().len() / 8);
+    jpeg_encoder::Encoder::new(&mut jpeg, quality).encode(
+        image.as_raw(),
+        w,
+        h,
+        jpeg_encoder::ColorType::Rgb,
+    )?;
+    Ok(jpeg)
 }
 
 /// Side of the grayscale square the hash is computed on.

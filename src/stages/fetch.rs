@@ -104,9 +104,7 @@ pub fn process_image(bytes: &[u8], config: &FetchConfig) -> Result<Image, ImageR
     let (target_width, target_height) =
         imaging::fit_within(upright.width(), upright.height(), config.max_side);
     let rgb = imaging::resize(&upright, target_width, target_height);
-    let mut jpeg = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, config.jpeg_quality)
-        .encode_image(&rgb)
+    let jpeg = imaging::encode_jpeg(&rgb, config.jpeg_quality)
         .map_err(|e| refuse(Reason::DecodeError, format!("re-encoding: {e}")))?;
     Ok(Image {
         width: rgb.width(),
