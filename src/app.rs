@@ -13,7 +13,7 @@ use crate::bus::kafka::{KafkaBus, KafkaSettings};
 use crate::bus::{Bus, BusError, Consumer, OutMessage, Producer, TopicSpec};
 use crate::config::{BusKind, ConfigError, Pipeline, StageName};
 use crate::metrics::{self, StageTotals};
-use crate::record::{CrawlRequest, Record};
+use crate::record::{Candidate, CrawlRequest, Record};
 use crate::stage::StageError;
 use crate::stage::runner::{RunnerSettings, run_stage};
 use crate::stages::crawl::{CrawlStage, frontier_key};
@@ -146,33 +146,49 @@ pub async fn seed(
     let mut count = messages.len();
     producer.send_all(messages).await?;
 
-    // URL lists go straight to the candidates topic, in chunks: a full bus slows the reading.
+    // URL lists and archives go straight to the candidates topic, in chunks: a full bus slows the
+    // reading.
     let candidates: Arc<str> = Arc::from(pipeline.topic("candidates"));
-    for list in &pipeline.url_lists {
-        let failed: std::sync::Mutex<Option<BusError>> = std::sync::Mutex::new(None);
-        let read = crate::sources::read_url_list(list, 1000, |chunk| {
-            let messages: Vec<OutMessage> = chunk
-                .iter()
-                .map(|c| OutMessage {
-                    topic: candidates.clone(),
-                    key: c.id.clone().into_bytes().into(),
-                    payload: c.to_bytes().into(),
-                })
-                .collect();
-            let sent = producer.send_all(messages);
-            let failed = &failed;
-            async move {
-                if let Err(error) = sent.await {
-                    crate::sync::lock(failed).get_or_insert(error);
-                }
+    let failed: std::sync::Mutex<Option<BusError>> = std::sync::Mutex::new(None);
+    let send = |chunk: Vec<Candidate>| {
+        let messages: Vec<OutMessage> = chunk
+            .iter()
+            .map(|c| OutMessage {
+                topic: candidates.clone(),
+                key: c.id.clone().into_bytes().into(),
+                payload: c.to_bytes().into(),
+            })
+            .collect();
+        let sent = producer.send_all(messages);
+        let failed = &failed;
+        async move {
+            if let Err(error) = sent.await {
+                crate::sync::lock(failed).get_or_insert(error);
             }
-        })
-        .await?;
-        if let Some(error) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
-            return Err(error.into());
         }
+    };
+    for list in &pipeline.url_lists {
+        let read = crate::sources::read_url_list(list, 1000, send).await?;
         tracing::info!(list = %list.path.display(), candidates = read, "published a URL list");
         count += read as usize;
+    }
+    // Opt-outs are honoured in archived pages as they are in crawled ones.
+    let agent = pipeline
+        .http
+        .respect_robots
+        .then(|| crate::robots::product_token(&pipeline.http.user_agent));
+    for archive in &pipeline.archives {
+        // One damaged archive does not lose the others: its error is logged, the next one is read.
+        match crate::sources::read_archive(archive, agent.clone(), 1000, send).await {
+            Ok(read) => {
+                tracing::info!(archive = %archive.path, candidates = read, "published an archive");
+                count += read as usize;
+            }
+            Err(error) => tracing::error!(%error, "archive not read to its end"),
+        }
+    }
+    if let Some(error) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(error.into());
     }
     Ok(count)
 }

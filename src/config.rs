@@ -166,6 +166,9 @@ pub struct Pipeline {
     /// Image URL lists to feed the pipeline with, instead of (or besides) crawling pages.
     #[serde(default)]
     pub url_lists: Vec<UrlListConfig>,
+    /// Web archives (WARC or WAT files) whose pages' images feed the pipeline.
+    #[serde(default)]
+    pub archives: Vec<ArchiveConfig>,
     /// A local directory served over HTTP on 127.0.0.1 by `altflow run` (the bundled demo site).
     pub sample_site: Option<SampleSiteConfig>,
 }
@@ -610,6 +613,19 @@ pub struct UrlListConfig {
     pub caption_column: String,
 }
 
+/// One `[[archives]]` entry: a WARC or WAT file, plain or gzip-compressed.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArchiveConfig {
+    /// A local path (relative to the pipeline file) or an object-store URL
+    /// (`s3://commoncrawl/crawl-data/…/x.warc.gz`, `gs://…`, `az://…`, `https://…`).
+    pub path: String,
+    /// object_store options for a URL (`aws_region`, `aws_endpoint`, `aws_skip_signature`, …);
+    /// credentials also come from the usual environment variables.
+    #[serde(default)]
+    pub store_options: BTreeMap<String, String>,
+}
+
 fn default_url_column() -> String {
     "url".into()
 }
@@ -680,6 +696,15 @@ impl Pipeline {
         for list in &mut self.url_lists {
             if list.path.is_relative() {
                 list.path = dir.join(&list.path);
+            }
+        }
+        for archive in &mut self.archives {
+            if let Ok(crate::writer::store::Output::Local(_)) =
+                crate::writer::store::parse_output(&archive.path)
+                && !archive.path.starts_with("file://")
+                && Path::new(&archive.path).is_relative()
+            {
+                archive.path = dir.join(&archive.path).to_string_lossy().into_owned();
             }
         }
         if let Some(site) = &mut self.sample_site
@@ -867,7 +892,7 @@ impl Pipeline {
         for stage in &self.stages {
             topics.push(self.topic(stage.output_topic()));
         }
-        if !self.url_lists.is_empty() {
+        if !self.url_lists.is_empty() || !self.archives.is_empty() {
             topics.push(self.topic("candidates"));
         }
         topics.sort();

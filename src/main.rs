@@ -192,7 +192,10 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
             (Some(html), Some(base_url), _) => {
                 let bytes =
                     std::fs::read(&html).with_context(|| format!("reading {}", html.display()))?;
-                print_candidates(&bytes, &base_url, None);
+                let page = altflow::html::extract(&bytes, &base_url);
+                for image in &page.images {
+                    print_candidate(&altflow::html::candidate(image, &page, &base_url, 1), None);
+                }
             }
             (_, _, Some(warc)) => extract_warc(&warc, counts)?,
             _ => bail!("give --html FILE --base-url URL, or --warc FILE"),
@@ -212,43 +215,40 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Prints one JSON line per image candidate of an HTML page.
-fn print_candidates(html: &[u8], page_url: &url::Url, warc_record: Option<u64>) {
-    let page = altflow::html::extract(html, page_url);
-    for image in &page.images {
-        let c = altflow::html::candidate(image, &page, page_url, 1);
-        println!(
-            "{}",
-            serde_json::json!({
-                "id": c.id,
-                "image_url": c.image_url,
-                "alt": c.alt,
-                "title": c.image_title,
-                "figcaption": c.figcaption,
-                "context": c.context,
-                "page_url": c.page_url,
-                "page_title": c.page_title,
-                "page_language": c.page_language,
-                "declared_width": c.declared_width,
-                "declared_height": c.declared_height,
-                "position": c.position,
-                "in_boilerplate": c.in_boilerplate,
-                "in_link": c.in_link,
-                "dominance": c.dominance,
-                "dominant": c.dominant,
-                "warc_record": warc_record,
-            })
-        );
-    }
+/// Prints a candidate as one JSON line.
+fn print_candidate(c: &altflow::record::Candidate, warc_record: Option<u64>) {
+    println!(
+        "{}",
+        serde_json::json!({
+            "id": c.id,
+            "image_url": c.image_url,
+            "alt": c.alt,
+            "title": c.image_title,
+            "figcaption": c.figcaption,
+            "context": c.context,
+            "page_url": c.page_url,
+            "page_title": c.page_title,
+            "page_language": c.page_language,
+            "declared_width": c.declared_width,
+            "declared_height": c.declared_height,
+            "position": c.position,
+            "in_boilerplate": c.in_boilerplate,
+            "in_link": c.in_link,
+            "dominance": c.dominance,
+            "dominant": c.dominant,
+            "warc_record": warc_record,
+        })
+    );
 }
 
 /// Candidates (or record counts) of every HTML response and WAT metadata record of a WARC file.
 fn extract_warc(path: &std::path::Path, counts_only: bool) -> anyhow::Result<()> {
-    const MAX_PAGE: usize = 8 << 20;
-    let reader = altflow::warc::open(path, MAX_PAGE)
+    let reader = altflow::warc::open(path, altflow::sources::archive::MAX_RECORD_BYTES)
         .with_context(|| format!("opening {}", path.display()))?;
     let mut counts: std::collections::BTreeMap<String, u64> = Default::default();
     let mut total = 0u64;
+    // Opt-outs are the crawl's business: extraction shows everything there is.
+    let mut candidates = altflow::sources::ArchiveCandidates::new(None);
     for (index, record) in reader.enumerate() {
         let record = record.with_context(|| format!("reading {}", path.display()))?;
         total += 1;
@@ -256,42 +256,8 @@ fn extract_warc(path: &std::path::Path, counts_only: bool) -> anyhow::Result<()>
         if counts_only {
             continue;
         }
-        let Ok(page_url) = url::Url::parse(record.target_uri()) else {
-            continue;
-        };
-        match record.kind().as_str() {
-            "response" => {
-                let Some(response) = altflow::warc::parse_http_response(&record.block, MAX_PAGE)
-                else {
-                    continue;
-                };
-                let html = response
-                    .header("Content-Type")
-                    .is_some_and(|t| t.to_ascii_lowercase().contains("html"));
-                if response.status == 200 && html {
-                    print_candidates(&response.body, &page_url, Some(index as u64));
-                }
-            }
-            "metadata" => {
-                for image in altflow::warc::wat_images(&record.block) {
-                    let page =
-                        url::Url::parse(&image.page_url).unwrap_or_else(|_| page_url.clone());
-                    let Ok(image_url) = page.join(&image.image_url) else {
-                        continue;
-                    };
-                    println!(
-                        "{}",
-                        serde_json::json!({
-                            "id": altflow::record::sample_id(image_url.as_str(), &image.alt),
-                            "image_url": image_url.as_str(),
-                            "alt": image.alt,
-                            "page_url": page.as_str(),
-                            "warc_record": index,
-                        })
-                    );
-                }
-            }
-            _ => {}
+        for candidate in candidates.of_record(&record) {
+            print_candidate(&candidate, Some(index as u64));
         }
     }
     if counts_only {

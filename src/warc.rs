@@ -82,13 +82,25 @@ pub struct WarcReader<R> {
 }
 
 /// Opens a local WARC file, plain or gzip-compressed (detected from its first bytes).
-pub fn open(path: &Path, max_block: usize) -> io::Result<WarcReader<Box<dyn BufRead>>> {
-    let mut file = BufReader::new(File::open(path)?);
-    let gzip = file.fill_buf()?.starts_with(&[0x1f, 0x8b]);
-    let input: Box<dyn BufRead> = if gzip {
-        Box::new(BufReader::new(MultiGzDecoder::new(file)))
+pub fn open(path: &Path, max_block: usize) -> io::Result<WarcReader<Box<dyn BufRead + Send>>> {
+    reader(File::open(path)?, max_block)
+}
+
+/// Reads WARC records from any byte stream, plain or gzip-compressed (one gzip member per record, as
+/// Common Crawl writes them, or one for the whole file), detected from the first bytes.
+pub fn reader(
+    input: impl Read + Send + 'static,
+    max_block: usize,
+) -> io::Result<WarcReader<Box<dyn BufRead + Send>>> {
+    let mut input = BufReader::with_capacity(1 << 16, input);
+    let gzip = input.fill_buf()?.starts_with(&[0x1f, 0x8b]);
+    let input: Box<dyn BufRead + Send> = if gzip {
+        Box::new(BufReader::with_capacity(
+            1 << 16,
+            MultiGzDecoder::new(input),
+        ))
     } else {
-        Box::new(file)
+        Box::new(input)
     };
     Ok(WarcReader::new(input, max_block))
 }

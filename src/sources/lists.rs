@@ -3,46 +3,11 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::config::UrlListConfig;
 use crate::record::{Candidate, sample_id};
-
-/// Errors reading a URL list.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum SourceError {
-    /// The file could not be opened or read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The file's format is not known from its extension.
-    #[error("{0}: unknown URL list format (use .csv, .tsv, .jsonl, .json or .parquet)")]
-    Format(PathBuf),
-    /// A configured column is missing.
-    #[error("{path}: no column `{column}` (set url_column / caption_column)")]
-    MissingColumn {
-        /// The file.
-        path: PathBuf,
-        /// The column.
-        column: String,
-    },
-    /// A row could not be parsed.
-    #[error("{path}, row {row}: {reason}")]
-    Row {
-        /// The file.
-        path: PathBuf,
-        /// Row number, from 1 (the header of a CSV is row 0).
-        row: u64,
-        /// What is wrong.
-        reason: String,
-    },
-}
+use crate::sources::{Sink, SourceError, drive};
 
 /// A candidate for one list row; rows without a URL or caption give none.
 fn candidate(url: &str, caption: &str, source: &Path) -> Option<Candidate> {
@@ -65,31 +30,42 @@ fn candidate(url: &str, caption: &str, source: &Path) -> Option<Candidate> {
 pub async fn read_url_list<F, Fut>(
     list: &UrlListConfig,
     chunk: usize,
-    mut each: F,
+    each: F,
 ) -> Result<u64, SourceError>
 where
     F: FnMut(Vec<Candidate>) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
+    let list = list.clone();
+    drive(chunk, move |sink| read_list(&list, sink), each).await
+}
+
+fn read_list(list: &UrlListConfig, sink: &mut Sink) -> Result<(), SourceError> {
     let path = &list.path;
+    let location = path.display().to_string();
     let io = |source| SourceError::Io {
-        path: path.clone(),
+        location: location.clone(),
         source,
+    };
+    let row_error = |row: u64, reason: String| SourceError::Row {
+        location: location.clone(),
+        row,
+        reason,
+    };
+    let missing = |column: &str| SourceError::MissingColumn {
+        location: location.clone(),
+        column: column.to_string(),
     };
     let extension = path
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    let mut batch = Vec::with_capacity(chunk);
-    let mut total = 0u64;
     macro_rules! push {
         ($candidate:expr) => {
             if let Some(c) = $candidate {
-                batch.push(c);
-                total += 1;
-                if batch.len() >= chunk {
-                    each(std::mem::take(&mut batch)).await;
+                if !sink.push(c) {
+                    return Ok(());
                 }
             }
         };
@@ -101,28 +77,17 @@ where
                 .from_reader(File::open(path).map_err(io)?);
             let headers = reader
                 .headers()
-                .map_err(|e| SourceError::Row {
-                    path: path.clone(),
-                    row: 0,
-                    reason: e.to_string(),
-                })?
+                .map_err(|e| row_error(0, e.to_string()))?
                 .clone();
             let column = |name: &str| {
                 headers
                     .iter()
                     .position(|h| h == name)
-                    .ok_or_else(|| SourceError::MissingColumn {
-                        path: path.clone(),
-                        column: name.to_string(),
-                    })
+                    .ok_or_else(|| missing(name))
             };
             let (url, caption) = (column(&list.url_column)?, column(&list.caption_column)?);
             for (row, record) in reader.records().enumerate() {
-                let record = record.map_err(|e| SourceError::Row {
-                    path: path.clone(),
-                    row: row as u64 + 1,
-                    reason: e.to_string(),
-                })?;
+                let record = record.map_err(|e| row_error(row as u64 + 1, e.to_string()))?;
                 push!(candidate(
                     record.get(url).unwrap_or(""),
                     record.get(caption).unwrap_or(""),
@@ -137,12 +102,8 @@ where
                 if line.trim().is_empty() {
                     continue;
                 }
-                let value: serde_json::Value =
-                    serde_json::from_str(&line).map_err(|e| SourceError::Row {
-                        path: path.clone(),
-                        row: row as u64 + 1,
-                        reason: e.to_string(),
-                    })?;
+                let value: serde_json::Value = serde_json::from_str(&line)
+                    .map_err(|e| row_error(row as u64 + 1, e.to_string()))?;
                 push!(candidate(
                     value[&list.url_column].as_str().unwrap_or(""),
                     value[&list.caption_column].as_str().unwrap_or(""),
@@ -155,20 +116,13 @@ where
             use parquet::arrow::ProjectionMask;
             use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-            let parquet_error = |e: parquet::errors::ParquetError| SourceError::Row {
-                path: path.clone(),
-                row: 0,
-                reason: e.to_string(),
-            };
+            let parquet_error = |e: parquet::errors::ParquetError| row_error(0, e.to_string());
             let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).map_err(io)?)
                 .map_err(parquet_error)?;
             let schema = builder.schema().clone();
             for name in [&list.url_column, &list.caption_column] {
                 if schema.field_with_name(name).is_err() {
-                    return Err(SourceError::MissingColumn {
-                        path: path.clone(),
-                        column: name.clone(),
-                    });
+                    return Err(missing(name));
                 }
             }
             let mask = ProjectionMask::columns(
@@ -181,21 +135,16 @@ where
                 .with_batch_size(8192)
                 .build()
                 .map_err(parquet_error)?;
+            let mut rows = 0u64;
             for batch_result in reader {
-                let record_batch = batch_result.map_err(|e| SourceError::Row {
-                    path: path.clone(),
-                    row: total + 1,
-                    reason: e.to_string(),
-                })?;
+                let record_batch = batch_result.map_err(|e| row_error(rows + 1, e.to_string()))?;
                 let text = |name: &str| -> Result<StringArray, SourceError> {
                     let column = record_batch.column_by_name(name).expect("projected above");
-                    arrow_cast_utf8(column).ok_or_else(|| SourceError::Row {
-                        path: path.clone(),
-                        row: total + 1,
-                        reason: format!("column `{name}` is not text"),
-                    })
+                    arrow_cast_utf8(column)
+                        .ok_or_else(|| row_error(rows + 1, format!("column `{name}` is not text")))
                 };
                 let (urls, captions) = (text(&list.url_column)?, text(&list.caption_column)?);
+                rows += urls.len() as u64;
                 for i in 0..urls.len() {
                     if urls.is_null(i) || captions.is_null(i) {
                         continue;
@@ -204,12 +153,9 @@ where
                 }
             }
         }
-        _ => return Err(SourceError::Format(path.clone())),
+        _ => return Err(SourceError::Format(location)),
     }
-    if !batch.is_empty() {
-        each(batch).await;
-    }
-    Ok(total)
+    Ok(())
 }
 
 /// A UTF-8 view of a string column (plain or large).
