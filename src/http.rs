@@ -354,6 +354,18 @@ fn classify(error: reqwest::Error) -> FetchError {
         if e.downcast_ref::<TooManyRedirects>().is_some() {
             return FetchError::new(Reason::Redirects, e.to_string());
         }
+        // Handshake failures arrive as io::Errors wrapping io::Errors wrapping rustls' error, and
+        // io::Error's `source()` skips the wrapped error: unwrap them by hand.
+        let mut inner = Some(e);
+        while let Some(wrapped) = inner {
+            if let Some(tls) = wrapped.downcast_ref::<rustls::Error>() {
+                return FetchError::new(Reason::Tls, format!("TLS handshake: {tls}"));
+            }
+            inner = wrapped
+                .downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+                .map(|e| e as &(dyn StdError + 'static));
+        }
         source = e.source();
     }
     let detail = format!("{error:#}");
@@ -608,5 +620,15 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(err.reason, Reason::Dns, "{err}");
+    }
+
+    #[tokio::test]
+    async fn https_to_a_plain_http_server_is_a_tls_failure() {
+        let addr = redirect_server().await;
+        let err = local_client()
+            .get(&format!("https://{addr}/hop/0"), 1024)
+            .await
+            .unwrap_err();
+        assert_eq!(err.reason, Reason::Tls, "{err}");
     }
 }

@@ -10,10 +10,12 @@ use std::fmt;
 pub enum Reason {
     /// The host name did not resolve.
     Dns,
-    /// The TCP or TLS connection could not be made.
+    /// The TCP connection could not be made.
     Connect,
     /// The server did not answer within the configured time.
     Timeout,
+    /// The TLS handshake failed (invalid certificate, not TLS at all, no common protocol).
+    Tls,
     /// The server answered 4xx.
     Http4xx,
     /// The server answered 5xx.
@@ -73,6 +75,7 @@ impl Reason {
             Reason::Dns => "dns",
             Reason::Connect => "connect",
             Reason::Timeout => "timeout",
+            Reason::Tls => "tls",
             Reason::Http4xx => "http_4xx",
             Reason::Http5xx => "http_5xx",
             Reason::Redirects => "redirects",

@@ -4,7 +4,9 @@
 //! matches ours (case-insensitive product token, e.g. `altflow`), else the `*` group; the longest
 //! matching rule wins and `allow` wins a tie; `*` matches any run of characters and `$` anchors the end.
 //! As the RFC says: a robots.txt that is missing (4xx) allows everything; one that cannot be fetched
-//! (5xx, network error) disallows everything until the cache entry expires.
+//! (5xx, network error) disallows everything until the cache entry expires. Such a refusal carries
+//! the cause's reason code (`dns`, `connect`, `http_5xx`, …), not `robots`: the site could not be
+//! reached, and a transient cause is retried like any other; it is cached for at most a minute.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -12,12 +14,15 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 
-use crate::http::HttpClient;
+use crate::http::{FetchError, HttpClient};
 use crate::reason::Reason;
 use crate::sync::lock;
 
 /// Largest robots.txt read (RFC 9309 asks crawlers to parse at least 500 KiB).
 pub const MAX_ROBOTS_BYTES: usize = 512 * 1024;
+
+/// How long an unreachable robots.txt keeps its origin closed before it is asked for again.
+const UNREACHABLE_TTL: Duration = Duration::from_secs(60);
 
 /// One rule: whether it allows, and its path pattern.
 type Rule = (bool, String);
@@ -33,22 +38,12 @@ struct Group {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Robots {
     rules: Vec<Rule>,
-    /// Everything is disallowed (robots.txt unreachable).
-    deny_all: bool,
 }
 
 impl Robots {
     /// Rules allowing everything (no robots.txt).
     pub fn allow_all() -> Self {
         Self::default()
-    }
-
-    /// Rules disallowing everything (robots.txt unreachable).
-    pub fn deny_all() -> Self {
-        Self {
-            rules: Vec::new(),
-            deny_all: true,
-        }
     }
 
     /// Parses `text` for the product token `agent` (e.g. `altflow`).
@@ -104,17 +99,11 @@ impl Robots {
             })
             .flat_map(|g| g.rules.clone())
             .collect();
-        Self {
-            rules,
-            deny_all: false,
-        }
+        Self { rules }
     }
 
     /// Whether `path` (path and query of a URL) may be fetched.
     pub fn allowed(&self, path: &str) -> bool {
-        if self.deny_all {
-            return false;
-        }
         if path == "/robots.txt" {
             return true;
         }
@@ -165,6 +154,12 @@ pub fn product_token(user_agent: &str) -> String {
         .to_ascii_lowercase()
 }
 
+/// What an origin's robots.txt said, or why it could not be read.
+enum Verdict {
+    Rules(Robots),
+    Unreachable(FetchError),
+}
+
 /// A bounded cache of robots rules per origin, filled through the guarded HTTP client.
 pub struct RobotsCache {
     http: HttpClient,
@@ -177,7 +172,7 @@ pub struct RobotsCache {
 /// Cached rules by origin, with when they were fetched, and the origins in insertion order.
 #[derive(Default)]
 struct CacheEntries {
-    by_origin: HashMap<String, (Instant, Arc<Robots>)>,
+    by_origin: HashMap<String, (Instant, Arc<Verdict>)>,
     order: VecDeque<String>,
 }
 
@@ -193,55 +188,75 @@ impl RobotsCache {
         }
     }
 
-    /// Whether `url` may be fetched; `Err(Reason::Robots)` when robots.txt forbids it.
-    pub async fn check(&self, url: &str) -> Result<(), Reason> {
+    /// Whether `url` may be fetched: an error with reason `robots` when robots.txt forbids it, or
+    /// with the cause's reason when robots.txt could not be read (everything is then disallowed).
+    pub async fn check(&self, url: &str) -> Result<(), FetchError> {
         let Ok(parsed) = Url::parse(url) else {
-            return Err(Reason::BadUrl);
+            return Err(FetchError::new(
+                Reason::BadUrl,
+                format!("cannot parse {url:?}"),
+            ));
         };
         let origin = parsed.origin().ascii_serialization();
-        let robots = self.rules(&origin).await;
-        let mut path = parsed.path().to_string();
-        if let Some(query) = parsed.query() {
-            path.push('?');
-            path.push_str(query);
-        }
-        if robots.allowed(&path) {
-            Ok(())
-        } else {
-            Err(Reason::Robots)
+        match &*self.verdict(&origin).await {
+            Verdict::Rules(robots) => {
+                let mut path = parsed.path().to_string();
+                if let Some(query) = parsed.query() {
+                    path.push('?');
+                    path.push_str(query);
+                }
+                if robots.allowed(&path) {
+                    Ok(())
+                } else {
+                    Err(FetchError::new(Reason::Robots, "disallowed by robots.txt"))
+                }
+            }
+            Verdict::Unreachable(cause) => Err(FetchError {
+                reason: cause.reason,
+                detail: format!("robots.txt unreachable: {}", cause.detail),
+                status: cause.status,
+                retry_after: cause.retry_after,
+            }),
         }
     }
 
-    async fn rules(&self, origin: &str) -> Arc<Robots> {
+    async fn verdict(&self, origin: &str) -> Arc<Verdict> {
         {
             let entries = lock(&self.entries);
-            if let Some((fetched, robots)) = entries.by_origin.get(origin)
-                && fetched.elapsed() < self.ttl
-            {
-                return robots.clone();
+            if let Some((fetched, verdict)) = entries.by_origin.get(origin) {
+                let ttl = match **verdict {
+                    Verdict::Rules(_) => self.ttl,
+                    Verdict::Unreachable(_) => self.ttl.min(UNREACHABLE_TTL),
+                };
+                if fetched.elapsed() < ttl {
+                    return verdict.clone();
+                }
             }
         }
         // Two tasks may fetch the same robots.txt at once; both get the same answer.
-        let robots = Arc::new(
+        let verdict = Arc::new(
             match self
                 .http
                 .get(&format!("{origin}/robots.txt"), MAX_ROBOTS_BYTES)
                 .await
             {
-                Ok(fetched) => Robots::parse(&String::from_utf8_lossy(&fetched.body), &self.agent),
+                Ok(fetched) => Verdict::Rules(Robots::parse(
+                    &String::from_utf8_lossy(&fetched.body),
+                    &self.agent,
+                )),
                 // A missing robots.txt allows everything; a throttled one (429) is unreachable.
                 Err(e) if e.reason == Reason::Http4xx && e.status != Some(429) => {
-                    Robots::allow_all()
+                    Verdict::Rules(Robots::allow_all())
                 }
                 // Unreachable (5xx, network), or too large to read: RFC 9309 treats an unreachable
                 // robots.txt as a complete disallow.
-                Err(_) => Robots::deny_all(),
+                Err(e) => Verdict::Unreachable(e),
             },
         );
         let mut entries = lock(&self.entries);
         let CacheEntries { by_origin, order } = &mut *entries;
         if by_origin
-            .insert(origin.to_string(), (Instant::now(), robots.clone()))
+            .insert(origin.to_string(), (Instant::now(), verdict.clone()))
             .is_none()
         {
             order.push_back(origin.to_string());
@@ -251,7 +266,7 @@ impl RobotsCache {
                 }
             }
         }
-        robots
+        verdict
     }
 }
 
@@ -301,7 +316,6 @@ Allow: /no-altflow/but-this
         assert!(robots.allowed("/a"));
         let robots = Robots::parse("User-agent: *\nDisallow:\n", "x");
         assert!(robots.allowed("/anything"));
-        assert!(!Robots::deny_all().allowed("/"));
         assert!(Robots::parse("garbage\n:::\nDisallow /x", "x").allowed("/x"));
     }
 

@@ -159,10 +159,8 @@ impl Web {
     /// Downloads `url` (at most `max_bytes`) if robots.txt allows it and the response does not opt
     /// out of AI use.
     pub async fn get(&self, url: &str, max_bytes: usize) -> Result<Fetched, FetchError> {
-        if let Some(robots) = &self.robots
-            && let Err(reason) = robots.check(url).await
-        {
-            return Err(FetchError::new(reason, "disallowed by robots.txt"));
+        if let Some(robots) = &self.robots {
+            robots.check(url).await?;
         }
         let fetched = self.polite_get(url, max_bytes).await?;
         if self.forbids_ai(&fetched.robots_tag) {

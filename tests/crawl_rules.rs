@@ -11,50 +11,64 @@ use std::net::TcpListener;
 /// A canned response: status, extra headers, body.
 type Response = (u16, Vec<(&'static str, &'static str)>, Vec<u8>);
 
-/// Serves a fixed site on a background thread; returns its port. Paths starting with `/flaky/`
-/// answer 500 the first time they are asked for.
+/// Serves a fixed site, a thread per connection; returns its port. Paths starting with `/flaky/`
+/// answer 500 the first time they are asked for; paths starting with `/slow/` answer after 3 s.
 fn serve(routes: BTreeMap<&'static str, Response>) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    let mut failed_once = std::collections::HashSet::<String>::new();
+    let routes = std::sync::Arc::new(routes);
+    let failed_once = std::sync::Arc::new(std::sync::Mutex::new(
+        std::collections::HashSet::<String>::new(),
+    ));
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
-            let mut request_line = String::new();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            if reader.read_line(&mut request_line).is_err() {
-                continue;
-            }
-            // Drain the headers.
-            let mut line = String::new();
-            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
-                line.clear();
-            }
-            let path = request_line
-                .split_whitespace()
-                .nth(1)
-                .unwrap_or("/")
-                .to_string();
-            let (status, headers, body) = if path.starts_with("/flaky/")
-                && failed_once.insert(path.clone())
-            {
-                (500, vec![], b"try again".to_vec())
-            } else {
-                routes
-                    .get(path.as_str())
-                    .cloned()
-                    .unwrap_or((404, vec![], b"not found".to_vec()))
-            };
-            let mut response = format!(
-                "HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n",
-                body.len()
-            );
-            for (name, value) in headers {
-                response += &format!("{name}: {value}\r\n");
-            }
-            response += "\r\n";
-            let _ = stream.write_all(response.as_bytes());
-            let _ = stream.write_all(&body);
+            let (routes, failed_once) = (routes.clone(), failed_once.clone());
+            std::thread::spawn(move || {
+                // Bytes, not text: a TLS ClientHello sent to this plain server gets an HTTP answer.
+                let mut request_line = Vec::new();
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                if reader.read_until(b'\n', &mut request_line).is_err() {
+                    return;
+                }
+                // Drain the headers (a TLS record, starting with 0x16, has none to wait for).
+                let mut line = Vec::new();
+                while request_line.first() != Some(&0x16)
+                    && reader.read_until(b'\n', &mut line).is_ok_and(|n| n > 2)
+                {
+                    line.clear();
+                }
+                let request_line = String::from_utf8_lossy(&request_line);
+                let path = request_line
+                    .split_whitespace()
+                    .nth(1)
+                    .unwrap_or("/")
+                    .to_string();
+                if path.starts_with("/slow/") {
+                    std::thread::sleep(std::time::Duration::from_secs(3));
+                }
+                let (status, headers, body) = if path.starts_with("/flaky/")
+                    && failed_once.lock().unwrap().insert(path.clone())
+                {
+                    (500, vec![], b"try again".to_vec())
+                } else {
+                    routes.get(path.as_str()).cloned().unwrap_or((
+                        404,
+                        vec![],
+                        b"not found".to_vec(),
+                    ))
+                };
+                let mut response = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n",
+                    body.len()
+                );
+                for (name, value) in headers {
+                    response += &format!("{name}: {value}\r\n");
+                }
+                response += "\r\n";
+                let _ = stream.write_all(response.as_bytes());
+                let _ = stream.write_all(&body);
+            });
         }
     });
     port
@@ -158,4 +172,177 @@ flush_after = "1s"
         "2",
         "two samples written: {funnel}"
     );
+}
+
+fn jpeg(width: u32, height: u32) -> Vec<u8> {
+    let img = image::RgbImage::from_fn(width, height, |x, y| image::Rgb([x as u8, y as u8, 99]));
+    altflow::imaging::encode_jpeg(&img, 80).unwrap()
+}
+
+/// Every failure the crawl and fetch stages can meet on the web ends under its own reason code in
+/// the funnel, each provoked for real against a server on 127.0.0.1 (or an address that must never
+/// be reached).
+#[test]
+fn every_failure_has_its_reason_code() {
+    let html = |body: String| (200, vec![("content-type", "text/html")], body.into_bytes());
+    let image = |bytes: Vec<u8>| (200, vec![], bytes);
+    // A PNG cut after its header: the size is readable, the pixels are not (JPEG decoders are
+    // lenient with truncation and fill in grey).
+    let mut truncated = std::io::Cursor::new(Vec::new());
+    image::RgbImage::from_fn(400, 300, |x, y| image::Rgb([x as u8, y as u8, 7]))
+        .write_to(&mut truncated, image::ImageFormat::Png)
+        .unwrap();
+    let mut truncated = truncated.into_inner();
+    truncated.truncate(truncated.len() / 3);
+    // A GIF header declaring 65535 x 65535 pixels around a 1x1 image.
+    let mut bomb = std::io::Cursor::new(Vec::new());
+    image::RgbImage::from_pixel(1, 1, image::Rgb([1, 2, 3]))
+        .write_to(&mut bomb, image::ImageFormat::Gif)
+        .unwrap();
+    let mut bomb = bomb.into_inner();
+    bomb[6..10].copy_from_slice(&[0xff; 4]);
+    // Nothing listens on this port: bound, then closed.
+    let closed = common::free_port();
+    // A plain HTTP server, asked for https.
+    let plain = serve(BTreeMap::new());
+
+    let page = format!(
+        r#"<a href="/private/page.html">robots</a> <a href="/noai.html">noai</a>
+        <a href="/img/ok.jpg">not html</a> <a href="/gone.html">404</a> <a href="/slow/page.html">slow</a>
+        <img src="/img/ok.jpg" alt="a fine picture that passes">
+        <img src="/img/ok.jpg" alt="two words">
+        <img src="http://nonexistent.invalid/a.jpg" alt="a host that does not exist">
+        <img src="http://127.0.0.1:{closed}/a.jpg" alt="a port nobody listens on">
+        <img src="https://127.0.0.1:{plain}/a.jpg" alt="TLS to a plain HTTP server">
+        <img src="/img/missing.jpg" alt="an image that is not there">
+        <img src="/err/a.jpg" alt="an image behind a broken server">
+        <img src="/img/secret.jpg" alt="an image robots.txt forbids">
+        <img src="/img/tagged.jpg" alt="an image that opts out of AI">
+        <img src="http://10.1.2.3/a.jpg" alt="an image on a private network">
+        <img src="/img/big.jpg" alt="an image larger than allowed">
+        <img src="/img/page.jpg" alt="a page pretending to be an image">
+        <img src="/img/truncated.png" alt="a PNG cut in the middle">
+        <img src="/img/bomb.gif" alt="a decompression bomb of a GIF">
+        <img src="/img/small.jpg" alt="an image that is too small">
+        <img src="/img/wide.jpg" alt="an image that is too wide">
+        <img src="/slow/a.jpg" alt="an image from a slow server">
+        <img src="/loop.jpg" alt="an image that redirects to itself">"#
+    );
+    let routes = BTreeMap::from([
+        (
+            "/robots.txt",
+            (
+                200,
+                vec![],
+                b"User-agent: *\nDisallow: /private/\nDisallow: /img/secret\n".to_vec(),
+            ),
+        ),
+        ("/index.html", html(page)),
+        ("/private/page.html", html("<p>private</p>".into())),
+        (
+            "/noai.html",
+            html(r#"<meta name="robots" content="noai">"#.into()),
+        ),
+        ("/slow/page.html", html("<p>late</p>".into())),
+        (
+            "/img/ok.jpg",
+            (200, vec![("content-type", "image/jpeg")], jpeg(400, 300)),
+        ),
+        ("/img/secret.jpg", image(jpeg(400, 300))),
+        (
+            "/img/tagged.jpg",
+            (200, vec![("x-robots-tag", "noai")], jpeg(400, 300)),
+        ),
+        ("/err/a.jpg", (500, vec![], b"broken".to_vec())),
+        ("/img/big.jpg", image(vec![0xff; 300_000])),
+        ("/img/page.jpg", html("<html>not an image</html>".into())),
+        ("/img/truncated.png", image(truncated)),
+        ("/img/bomb.gif", image(bomb)),
+        ("/img/small.jpg", image(jpeg(100, 100))),
+        ("/img/wide.jpg", image(jpeg(900, 300))),
+        ("/slow/a.jpg", image(jpeg(400, 300))),
+        (
+            "/loop.jpg",
+            (302, vec![("location", "/loop.jpg")], Vec::new()),
+        ),
+    ]);
+    let port = serve(routes);
+
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = dir.path().join("p.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            r#"stages = ["crawl", "filter", "fetch", "write", "retry"]
+[bus]
+kind = "embedded"
+[crawl]
+seeds = ["http://127.0.0.1:{port}/index.html"]
+max_depth = 1
+[http]
+allow_networks = ["127.0.0.0/8"]
+timeout = "1s"
+per_host_concurrency = 32
+min_host_delay = "0ms"
+[retry]
+max_attempts = 1
+[fetch]
+max_image_bytes = 200000
+min_side = 200
+max_aspect = 2.5
+[write]
+output = {:?}
+flush_after = "1s"
+"#,
+            dir.path().join("out").to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let funnel = common::run_funnel(&pipeline);
+    let codes = |stage: &str| -> BTreeMap<String, String> {
+        common::funnel_row(&funnel, stage)
+            .into_iter()
+            .filter_map(|w| {
+                w.split_once('=')
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+            })
+            .collect()
+    };
+    let expect = |stage: &str, expected: &[&str]| {
+        let found = codes(stage);
+        for code in expected {
+            assert_eq!(
+                found.get(*code).map(String::as_str),
+                Some("1"),
+                "{stage} {code}:\n{funnel}"
+            );
+        }
+    };
+    expect(
+        "crawl",
+        &["robots", "noai", "not_html", "http_4xx", "timeout"],
+    );
+    expect("filter", &["too_few_words"]);
+    expect(
+        "fetch",
+        &[
+            "dns",
+            "connect",
+            "tls",
+            "http_4xx",
+            "http_5xx",
+            "robots",
+            "noai",
+            "blocked_address",
+            "too_large",
+            "not_image",
+            "decode_error",
+            "too_many_pixels",
+            "too_small",
+            "aspect",
+            "timeout",
+            "redirects",
+        ],
+    );
+    assert_eq!(common::funnel_row(&funnel, "write")[2], "1", "{funnel}");
 }
