@@ -6,6 +6,7 @@
 //!   perceptual hash;
 //! - `fetch_image`: the two JPEG encoders side by side, and the fetch stage's CPU work (decode,
 //!   resize to 512 px, re-encode, hash) on a 640x480 and a 1200x800 JPEG.
+//! - `html`: candidate and link extraction from HTML, in bytes per second.
 //!
 //! Run: `cargo bench --bench pipeline`. Figures are quoted in README.md.
 
@@ -224,5 +225,42 @@ fn fetch_image(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, record, embedded_bus, writer, resize, fetch_image);
+fn html(c: &mut Criterion) {
+    // The sample site's six pages, one after another in one document (16 KB).
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/site");
+    let mut page = std::fs::read(format!("{dir}/index.html")).unwrap();
+    let mut articles: Vec<_> = std::fs::read_dir(format!("{dir}/articles"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    articles.sort();
+    for article in articles {
+        page.extend(std::fs::read(article).unwrap());
+    }
+    let url = url::Url::parse("https://example.com/articles/page.html").unwrap();
+    let mut group = c.benchmark_group("html");
+    group.throughput(Throughput::Bytes(page.len() as u64));
+    group.bench_function("extract_candidates_and_links", |b| {
+        b.iter(|| {
+            let extracted = altflow::html::extract(black_box(&page), &url);
+            let candidates: Vec<_> = extracted
+                .images
+                .iter()
+                .map(|image| altflow::html::candidate(image, &extracted, &url, 1))
+                .collect();
+            (candidates, extracted.links.len())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    record,
+    embedded_bus,
+    writer,
+    resize,
+    fetch_image,
+    html
+);
 criterion_main!(benches);

@@ -7,7 +7,7 @@ Usage:
 What it checks:
 
 * every ``*.tar`` under OUT_DIR (recursively) has an ``X.parquet`` next to it,
-  and every ``*.parquet`` has an ``X.tar`` next to it;
+  and every ``*.parquet`` (outside ``failures/``) has an ``X.tar`` next to it;
 * every tar member is a regular file named ``KEY.jpg``, ``KEY.txt`` or
   ``KEY.json`` (KEY is non-empty and has no dots or slashes), no member
   appears twice, and every KEY has all three members;
@@ -77,7 +77,9 @@ class Report:
 def find_shards(out_dir: Path, report: Report) -> list[Path]:
     """Return the sorted ``*.tar`` files under ``out_dir``, checking tar/parquet pairing."""
     tars = sorted(p for p in out_dir.rglob("*.tar") if p.is_file())
-    parquets = sorted(p for p in out_dir.rglob("*.parquet") if p.is_file())
+    # failures/ holds the failures stage's files, not shard indexes.
+    parquets = sorted(p for p in out_dir.rglob("*.parquet")
+                      if p.is_file() and "failures" not in p.relative_to(out_dir).parts[:-1])
     for tar in tars:
         if not tar.with_suffix(".parquet").is_file():
             report.error(tar, f"no matching Parquet index {tar.with_suffix('.parquet').name}")

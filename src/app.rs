@@ -17,6 +17,7 @@ use crate::record::{Candidate, CrawlRequest, Record};
 use crate::stage::StageError;
 use crate::stage::runner::{RunnerSettings, run_stage};
 use crate::stages::crawl::{CrawlStage, frontier_key};
+use crate::stages::failures::FailuresStage;
 use crate::stages::fetch::FetchStage;
 use crate::stages::filter::FilterStage;
 use crate::stages::retry::RetryStage;
@@ -60,6 +61,12 @@ pub enum AppError {
     /// A URL list could not be read.
     #[error(transparent)]
     Source(#[from] crate::sources::SourceError),
+    /// The output store could not be opened.
+    #[error("output: {0}")]
+    Store(#[from] crate::writer::store::StoreError),
+    /// The failures of an earlier run could not be read.
+    #[error("reading failures: {0}")]
+    Failures(#[from] crate::writer::WriterError),
     /// The command does not fit the pipeline.
     #[error("{0}")]
     Usage(String),
@@ -265,9 +272,29 @@ pub fn spawn_stage(
         StageName::Write => {
             let store = Store::open(&pipeline.write.output, &pipeline.write.store_options)
                 .map_err(|e| fail(e.into()))?;
-            let s = WriterStage::new(store, pipeline.write.clone(), output);
+            let mut s = WriterStage::new(store, pipeline.write.clone(), output);
+            if pipeline.bus.kind == BusKind::Embedded {
+                s = s.with_run(run_id());
+            }
             tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
         }
+        StageName::Failures => {
+            let s = FailuresStage::new(pipeline.write.clone(), run_id(), output)
+                .map_err(|e| fail(e.into()))?;
+            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+        }
+    })
+}
+
+/// This process's run number: milliseconds since the Unix epoch when it was first asked for. It keeps
+/// apart the files of runs whose offsets are not durable (embedded shards, failures files).
+pub fn run_id() -> u64 {
+    static RUN: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *RUN.get_or_init(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0)
     })
 }
 
@@ -288,11 +315,52 @@ pub async fn shutdown_signal() {
 }
 
 /// Options of `altflow run`.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// Keep running after the input is exhausted (a streaming deployment); otherwise an embedded run
     /// ends once every stage has drained.
     pub follow: bool,
+    /// Instead of the seeds, URL lists and archives, publish the failures an earlier run kept.
+    pub redrive: Option<Redrive>,
+}
+
+/// Which failures to re-drive.
+#[derive(Clone, Debug, Default)]
+pub struct Redrive {
+    /// The run whose failures to take (the name of its folder under `failures/`); the newest when
+    /// absent.
+    pub run: Option<String>,
+    /// Only failures with these reason codes; all when empty.
+    pub reasons: Vec<String>,
+}
+
+/// Publishes the re-drivable failures an earlier run kept under `write.output` back to the topics
+/// their records came from; returns how many.
+pub async fn redrive(
+    producer: &dyn Producer,
+    pipeline: &Pipeline,
+    redrive: &Redrive,
+) -> Result<usize, AppError> {
+    let store = Store::open(&pipeline.write.output, &pipeline.write.store_options)?;
+    let (run, failures) =
+        crate::stages::failures::read_failures(&store, redrive.run.as_deref(), &redrive.reasons)
+            .await?;
+    let messages: Vec<OutMessage> = failures
+        .into_iter()
+        .map(|f| OutMessage {
+            topic: Arc::from(f.input_topic.as_str()),
+            key: f.input_key.into_bytes().into(),
+            payload: f.payload.into(),
+        })
+        .collect();
+    let count = messages.len();
+    producer.send_all(messages).await?;
+    tracing::info!(
+        run,
+        failures = count,
+        "re-drove the failures of an earlier run"
+    );
+    Ok(count)
 }
 
 /// What a run did, stage by stage.
@@ -401,15 +469,22 @@ pub async fn run_all(pipeline: &Pipeline, options: RunOptions) -> Result<Funnel,
         let task = spawn_stage(pipeline, *stage, consumer, producer.clone(), shutdown)?;
         tasks.push((*stage, stop, task));
     }
-    let count = seed(producer.as_ref(), pipeline, site_url.as_deref()).await?;
-    tracing::info!(seeds = count, "seeded the frontier and the URL lists");
+    match &options.redrive {
+        Some(failures) => {
+            redrive(producer.as_ref(), pipeline, failures).await?;
+        }
+        None => {
+            let count = seed(producer.as_ref(), pipeline, site_url.as_deref()).await?;
+            tracing::info!(seeds = count, "seeded the frontier, URL lists and archives");
+        }
+    }
 
     let progress = Progress::start(pipeline.clone(), started);
-    let writer_group: Vec<String> = pipeline
-        .stages
-        .contains(&StageName::Write)
-        .then(|| pipeline.group(StageName::Write))
+    // Stages that hold input until a file is full or idle: drained once they have read everything.
+    let holding_groups: Vec<String> = [StageName::Write, StageName::Failures]
         .into_iter()
+        .filter(|stage| pipeline.stages.contains(stage))
+        .map(|stage| pipeline.group(stage))
         .collect();
     let mut first_error = None;
     let mut drained_checks = 0;
@@ -430,7 +505,7 @@ pub async fn run_all(pipeline: &Pipeline, options: RunOptions) -> Result<Funnel,
                 }
                 if let (Some(bus), false) = (&embedded, options.follow) {
                     // Two quiet checks in a row: nothing unread or uncommitted anywhere.
-                    drained_checks = if bus.outstanding(&writer_group) == 0 { drained_checks + 1 } else { 0 };
+                    drained_checks = if bus.outstanding(&holding_groups) == 0 { drained_checks + 1 } else { 0 };
                     if drained_checks >= 2 {
                         break;
                     }

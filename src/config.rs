@@ -73,16 +73,19 @@ pub enum StageName {
     Write,
     /// Sends transiently failed records back to their stage after a backoff.
     Retry,
+    /// Keeps re-drivable failures in Parquet files next to the shards.
+    Failures,
 }
 
 impl StageName {
     /// Every stage, in dataflow order.
-    pub const ALL: [StageName; 5] = [
+    pub const ALL: [StageName; 6] = [
         StageName::Crawl,
         StageName::Filter,
         StageName::Fetch,
         StageName::Write,
         StageName::Retry,
+        StageName::Failures,
     ];
 
     /// The stage's name as used on the command line, in metrics and in group ids.
@@ -93,6 +96,7 @@ impl StageName {
             StageName::Fetch => "fetch",
             StageName::Write => "write",
             StageName::Retry => "retry",
+            StageName::Failures => "failures",
         }
     }
 
@@ -105,6 +109,8 @@ impl StageName {
             StageName::Write => "shards",
             // The retry stage sends each record back to the topic it came from.
             StageName::Retry => "retry",
+            // Files of failures are announced like shards.
+            StageName::Failures => "shards",
         }
     }
 }
@@ -861,21 +867,24 @@ impl Pipeline {
         match stage {
             StageName::Crawl => return Some(self.topic("frontier")),
             StageName::Retry => return Some(self.topic("retry")),
+            StageName::Failures => return Some(self.topic("rejects")),
             _ => {}
         }
         let index = self.stages.iter().position(|s| *s == stage)?;
-        // The retry stage sits beside the chain, not in it. A chain that starts after the crawl
-        // (a URL list as the source) reads what the stage before it in dataflow order would write.
+        // The retry and failures stages sit beside the chain, not in it. A chain that starts after
+        // the crawl (a URL list as the source) reads what the stage before it in dataflow order
+        // would write.
+        let side = |s: &StageName| matches!(s, StageName::Retry | StageName::Failures);
         let previous = self.stages[..index]
             .iter()
             .rev()
-            .find(|s| **s != StageName::Retry)
+            .find(|s| !side(s))
             .copied()
             .or_else(|| {
                 StageName::ALL
                     .iter()
                     .rev()
-                    .find(|s| **s < stage && **s != StageName::Retry)
+                    .find(|s| **s < stage && !side(s))
                     .copied()
             })?;
         Some(self.topic(previous.output_topic()))

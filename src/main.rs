@@ -37,11 +37,13 @@ enum Command {
         /// Keep running after the input is exhausted (streaming); stop with Ctrl-C.
         #[arg(long)]
         follow: bool,
+        #[command(flatten)]
+        redrive: RedriveArgs,
     },
     /// Run one stage of a Kafka pipeline: the unit you deploy and scale (start more copies of the
     /// same stage to split its partitions).
     Stage {
-        /// One of: crawl, filter, fetch, write.
+        /// One of: crawl, filter, fetch, write, retry, failures.
         name: StageName,
         /// Pipeline file with bus.kind = "kafka".
         #[arg(long)]
@@ -57,6 +59,8 @@ enum Command {
         /// Pipeline file.
         #[arg(long)]
         pipeline: PathBuf,
+        #[command(flatten)]
+        redrive: RedriveArgs,
     },
     /// Serve the pipeline's sample site on its fixed address until stopped (for Kafka runs).
     ServeSite {
@@ -133,11 +137,43 @@ fn main() -> anyhow::Result<()> {
     runtime.block_on(dispatch(cli.command))
 }
 
+/// Re-driving the failures of an earlier run (kept by the `failures` stage).
+#[derive(clap::Args, Debug)]
+struct RedriveArgs {
+    /// Publish the failures an earlier run kept under write.output/failures/ (the newest run's
+    /// unless --run names one) instead of the seeds, URL lists and archives.
+    #[arg(long)]
+    redrive: bool,
+    /// With --redrive: the run, by its folder name under failures/.
+    #[arg(long, requires = "redrive")]
+    run: Option<String>,
+    /// With --redrive: only failures with this reason code (repeat for several), e.g. timeout.
+    #[arg(long = "reason", requires = "redrive")]
+    reasons: Vec<String>,
+}
+
+impl RedriveArgs {
+    fn into_option(self) -> Option<app::Redrive> {
+        self.redrive.then_some(app::Redrive {
+            run: self.run,
+            reasons: self.reasons,
+        })
+    }
+}
+
 async fn dispatch(command: Command) -> anyhow::Result<()> {
     match command {
-        Command::Run { pipeline, follow } => {
+        Command::Run {
+            pipeline,
+            follow,
+            redrive,
+        } => {
             let pipeline = Pipeline::load(&pipeline)?;
-            let funnel = app::run_all(&pipeline, RunOptions { follow }).await?;
+            let options = RunOptions {
+                follow,
+                redrive: redrive.into_option(),
+            };
+            let funnel = app::run_all(&pipeline, options).await?;
             println!("{funnel}");
         }
         Command::Stage { name, pipeline } => {
@@ -153,20 +189,28 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
                 println!("{} ({} partitions)", spec.name, spec.partitions);
             }
         }
-        Command::Seed { pipeline } => {
+        Command::Seed { pipeline, redrive } => {
             let pipeline = Pipeline::load(&pipeline)?;
             let (bus, _) = app::open_bus(&pipeline);
             let producer = bus.producer()?;
-            let count = app::seed(
-                producer.as_ref(),
-                &pipeline,
-                app::fixed_site_url(&pipeline).as_deref(),
-            )
-            .await?;
-            println!(
-                "published {count} seed(s) to {}",
-                pipeline.topic("frontier")
-            );
+            match redrive.into_option() {
+                Some(redrive) => {
+                    let count = app::redrive(producer.as_ref(), &pipeline, &redrive).await?;
+                    println!("re-published {count} failure(s) to the topics they came from");
+                }
+                None => {
+                    let count = app::seed(
+                        producer.as_ref(),
+                        &pipeline,
+                        app::fixed_site_url(&pipeline).as_deref(),
+                    )
+                    .await?;
+                    println!(
+                        "published {count} seed(s) to {}",
+                        pipeline.topic("frontier")
+                    );
+                }
+            }
         }
         Command::ServeSite { pipeline } => {
             let pipeline = Pipeline::load(&pipeline)?;

@@ -247,6 +247,15 @@ pub struct Reject {
     /// The URL concerned (page or image).
     #[prost(string, tag = "5")]
     pub url: String,
+    /// For a failure a later run can re-drive: the topic the record was read from.
+    #[prost(string, tag = "6")]
+    pub input_topic: String,
+    /// … its partitioning key there.
+    #[prost(string, tag = "7")]
+    pub input_key: String,
+    /// … and the record itself, encoded, with its attempt count reset (empty: not re-drivable).
+    #[prost(bytes = "vec", tag = "8")]
+    pub payload: Vec<u8>,
 }
 
 impl Record for Reject {

@@ -346,3 +346,105 @@ flush_after = "1s"
     );
     assert_eq!(common::funnel_row(&funnel, "write")[2], "1", "{funnel}");
 }
+
+/// A run keeps its crawl and fetch failures (with their records) next to the shards; a later run
+/// re-drives only those, filtered by reason code, and this time the flaky image gets through.
+#[test]
+fn a_later_run_redrives_only_the_failures() {
+    let routes = BTreeMap::from([
+        (
+            "/index.html",
+            (
+                200,
+                vec![("content-type", "text/html")],
+                br#"<img src="/flaky/a.jpg" alt="a picture behind a flaky server">
+                <img src="/img/small.jpg" alt="a picture that is too small">
+                <img src="/img/ok.jpg" alt="a picture that works at once">
+                <img src="/img/ok.jpg" alt="two words">"#
+                    .to_vec(),
+            ),
+        ),
+        ("/flaky/a.jpg", (200, vec![], jpeg(400, 300))),
+        ("/img/ok.jpg", (200, vec![], jpeg(400, 300))),
+        ("/img/small.jpg", (200, vec![], jpeg(100, 100))),
+    ]);
+    let port = serve(routes);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let pipeline = dir.path().join("p.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            r#"stages = ["crawl", "filter", "fetch", "write", "retry", "failures"]
+[bus]
+kind = "embedded"
+[crawl]
+seeds = ["http://127.0.0.1:{port}/index.html"]
+[http]
+allow_networks = ["127.0.0.0/8"]
+min_host_delay = "0ms"
+[retry]
+max_attempts = 1
+[fetch]
+min_side = 200
+[write]
+output = {:?}
+flush_after = "500ms"
+"#,
+            out.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let first = common::run_funnel(&pipeline);
+    let fetch = common::funnel_row(&first, "fetch").join(" ");
+    assert!(
+        fetch.contains("http_5xx=1") && fetch.contains("too_small=1"),
+        "{first}"
+    );
+    assert_eq!(common::funnel_row(&first, "write")[2], "1", "{first}");
+
+    // Only the two fetch failures carry a record; the text rejection does not.
+    let runs: Vec<_> = std::fs::read_dir(out.join("failures")).unwrap().collect();
+    assert_eq!(runs.len(), 1, "one run's folder");
+
+    let second = common::stdout_of(
+        std::process::Command::new(env!("CARGO_BIN_EXE_altflow"))
+            .arg("run")
+            .arg(&pipeline)
+            .args(["--redrive", "--reason", "http_5xx"]),
+    );
+    let second = String::from_utf8_lossy(&second);
+    assert_eq!(
+        common::funnel_row(&second, "crawl")[1],
+        "0",
+        "no page crawled: {second}"
+    );
+    assert_eq!(
+        common::funnel_row(&second, "fetch")[1],
+        "1",
+        "only the 5xx: {second}"
+    );
+    assert_eq!(common::funnel_row(&second, "write")[2], "1", "{second}");
+    // Nothing failed this time, so the newest run with failures is still the first: re-driving
+    // every reason now gives the too-small image again, and the flaky one, already written.
+    let third = common::stdout_of(
+        std::process::Command::new(env!("CARGO_BIN_EXE_altflow"))
+            .arg("run")
+            .arg(&pipeline)
+            .arg("--redrive"),
+    );
+    let third = String::from_utf8_lossy(&third);
+    assert_eq!(common::funnel_row(&third, "fetch")[1], "2", "{third}");
+    assert!(
+        common::funnel_row(&third, "fetch")
+            .join(" ")
+            .contains("too_small=1"),
+        "{third}"
+    );
+    assert!(
+        common::funnel_row(&third, "write")
+            .join(" ")
+            .contains("duplicate=1"),
+        "{third}"
+    );
+}

@@ -469,7 +469,16 @@ fn quickstart_pipeline_writes_to_s3() {
         .map(|m| format!("s3://{bucket}/{}", m.location))
         .filter(|url| url.ends_with(".tar"))
         .collect();
-    assert_eq!(listed.len(), 2 * shards.len(), "a Parquet index per tar");
+    let (failures, shard_objects): (Vec<_>, Vec<_>) = listed
+        .iter()
+        .partition(|m| m.location.as_ref().contains("/failures/"));
+    assert_eq!(
+        shard_objects.len(),
+        2 * shards.len(),
+        "a Parquet index per tar"
+    );
+    // The sample site's planted failures were kept in the bucket too.
+    assert!(!failures.is_empty(), "no failures files in {listed:?}");
     let mut keys = BTreeSet::new();
     for shard in &shards {
         let inspected = altflow()

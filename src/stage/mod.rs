@@ -89,6 +89,19 @@ pub trait Stage: Send {
     }
 }
 
+/// Where a failed record came from and what it is about.
+#[derive(Clone, Copy, Debug)]
+pub struct Failed<'a> {
+    /// The topic the record was read from (where a retry or a re-drive sends it back).
+    pub topic: &'a str,
+    /// Its partitioning key.
+    pub key: &'a str,
+    /// Sample id, if any.
+    pub id: &'a str,
+    /// The URL that failed.
+    pub url: &'a str,
+}
+
 /// Collects what a stage produces for one batch; the runner sends it all and waits for the acks
 /// before storing input offsets.
 pub struct Emitter {
@@ -174,16 +187,42 @@ impl Emitter {
 
     /// Rejects a record for `reason`, with a detail for humans.
     pub fn reject(&mut self, reason: Reason, id: &str, url: &str, detail: impl Into<String>) {
-        self.metrics.rejected(reason.as_str());
-        let reject = Reject {
+        self.send_reject(Reject {
             stage: self.stage.to_string(),
             reason: reason.as_str().to_string(),
             detail: detail.into(),
             id: id.to_string(),
             url: url.to_string(),
-        };
+            ..Default::default()
+        });
+    }
+
+    /// Rejects a record that a later run may try again (`altflow run --redrive`): the rejection
+    /// carries `record` (as it should be read again), the topic it came from and its key there.
+    pub fn reject_redrivable<R: Record>(
+        &mut self,
+        reason: Reason,
+        failed: Failed<'_>,
+        detail: impl Into<String>,
+        record: &R,
+    ) {
+        self.send_reject(Reject {
+            stage: self.stage.to_string(),
+            reason: reason.as_str().to_string(),
+            detail: detail.into(),
+            id: failed.id.to_string(),
+            url: failed.url.to_string(),
+            input_topic: failed.topic.to_string(),
+            input_key: failed.key.to_string(),
+            payload: record.to_bytes(),
+        });
+    }
+
+    fn send_reject(&mut self, reject: Reject) {
+        self.metrics.rejected(&reject.reason);
         let topic = self.rejects_topic.clone();
-        self.emit_side(&topic, id, &reject);
+        let key = reject.id.clone();
+        self.emit_side(&topic, &key, &reject);
     }
 
     /// Takes the collected messages and the count of main outputs among them.

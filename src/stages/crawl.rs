@@ -15,8 +15,8 @@ use crate::dedup::{BoundedCounter, SeenFilter};
 use crate::html;
 use crate::reason::Reason;
 use crate::record::CrawlRequest;
-use crate::stage::{Emitter, Input, Stage, StageError};
-use crate::stages::{Origin, retry_or_reject};
+use crate::stage::{Emitter, Failed, Input, Stage, StageError};
+use crate::stages::retry_or_reject;
 use crate::web::Web;
 
 /// The key of a frontier message: the URL's host, so that one member owns a host's politeness.
@@ -140,7 +140,7 @@ impl Stage for CrawlStage {
                 Ok(fetched) => fetched,
                 Err(error) => {
                     let key = frontier_key(&request.url);
-                    let origin = Origin {
+                    let origin = Failed {
                         topic: &topic,
                         key: &key,
                         id: "",

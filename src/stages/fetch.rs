@@ -18,8 +18,8 @@ use crate::http::FetchError;
 use crate::imaging;
 use crate::reason::Reason;
 use crate::record::{Candidate, Image, Pair};
-use crate::stage::{Emitter, Input, Stage, StageError};
-use crate::stages::{Origin, retry_or_reject};
+use crate::stage::{Emitter, Failed, Input, Stage, StageError};
+use crate::stages::retry_or_reject;
 use crate::web::Web;
 
 /// Why an image was refused, with a detail for humans.
@@ -190,7 +190,7 @@ impl Stage for FetchStage {
                     out.emit(&self.output, &key, &pair);
                 }
                 Err(error) => {
-                    let origin = Origin {
+                    let origin = Failed {
                         topic: &topic,
                         key: &candidate.id,
                         id: &candidate.id,

@@ -1,6 +1,7 @@
 //! The pipeline's stages, one module each. The writer lives in [`crate::writer`].
 
 pub mod crawl;
+pub mod failures;
 pub mod fetch;
 pub mod filter;
 pub mod retry;
@@ -8,28 +9,17 @@ pub mod retry;
 use crate::config::RetryConfig;
 use crate::http::FetchError;
 use crate::record::Record;
-use crate::stage::Emitter;
-
-/// Where a failed record came from and what it is about.
-pub(crate) struct Origin<'a> {
-    /// The topic the record was read from (where a retry sends it back).
-    pub topic: &'a str,
-    /// Its partitioning key.
-    pub key: &'a str,
-    /// Sample id, if any.
-    pub id: &'a str,
-    /// The URL that failed.
-    pub url: &'a str,
-}
+use crate::stage::{Emitter, Failed};
 
 /// Parks a record for another try when `error` is transient (network trouble, 5xx, 429) and attempts
-/// remain, after the server's `Retry-After` or an exponential backoff; rejects it otherwise.
+/// remain, after the server's `Retry-After` or an exponential backoff; rejects it otherwise, with the
+/// record, so that a later run can re-drive it.
 /// `again(n)` builds the record with its attempt count set to `n`.
 pub(crate) fn retry_or_reject<R: Record>(
     out: &mut Emitter,
     retry: &RetryConfig,
     error: FetchError,
-    origin: Origin<'_>,
+    origin: Failed<'_>,
     attempt: u32,
     again: impl FnOnce(u32) -> R,
 ) {
@@ -49,7 +39,8 @@ pub(crate) fn retry_or_reject<R: Record>(
             delay,
         );
     } else {
-        out.reject(error.reason, origin.id, origin.url, error.detail);
+        // Permanent, or out of attempts: a later run may re-drive it from the start.
+        out.reject_redrivable(error.reason, origin, error.detail, &again(0));
     }
 }
 

@@ -1,7 +1,8 @@
 //! The writer stage: WebDataset tar shards and Parquet indexes in object storage.
 //!
 //! Each input partition fills its own shard. A shard is named after its input, `shard-pPPPP-oOOOOOOOOOOOO`
-//! (partition, first offset), and its content is a pure function of the input records, so a replay
+//! (partition, first offset; on the embedded bus, whose offsets start at 0 in every run, also the
+//! run: `shard-rRUN-pPPPP-oOOOOOOOOOOOO`), and its content is a pure function of the input records, so a replay
 //! after a crash rewrites the same objects instead of adding new ones. The runner never commits past the
 //! first offset of an unfinished shard ([`Stage::held_from`]).
 //!
@@ -59,17 +60,29 @@ pub enum WriterError {
     },
 }
 
-/// The name of the shard of `partition` that starts at `first_offset`, without extension.
-pub fn shard_name(partition: i32, first_offset: i64) -> String {
-    format!("shard-p{partition:04}-o{first_offset:012}")
+/// The name of the shard of `partition` that starts at `first_offset`, without extension. `run` is
+/// set when offsets are not durable (the embedded bus numbers each run's records from 0 again): the
+/// run's number keeps its shards apart from an earlier run's in the same output.
+pub fn shard_name(run: Option<u64>, partition: i32, first_offset: i64) -> String {
+    match run {
+        None => format!("shard-p{partition:04}-o{first_offset:012}"),
+        Some(run) => format!("shard-r{run}-p{partition:04}-o{first_offset:012}"),
+    }
 }
 
-/// Parses a name made by [`shard_name`] (with any extension) back into partition and first offset.
-pub fn parse_shard_name(name: &str) -> Option<(i32, i64)> {
-    let stem = name.split('.').next()?;
-    let rest = stem.strip_prefix("shard-p")?;
-    let (partition, offset) = rest.split_once("-o")?;
-    Some((partition.parse().ok()?, offset.parse().ok()?))
+/// Parses a name made by [`shard_name`] (with any extension) back into run, partition and first
+/// offset.
+pub fn parse_shard_name(name: &str) -> Option<(Option<u64>, i32, i64)> {
+    let stem = name.split('.').next()?.strip_prefix("shard-")?;
+    let (run, rest) = match stem.strip_prefix('r') {
+        Some(with_run) => {
+            let (run, rest) = with_run.split_once('-')?;
+            (Some(run.parse().ok()?), rest)
+        }
+        None => (None, stem),
+    };
+    let (partition, offset) = rest.strip_prefix('p')?.split_once("-o")?;
+    Some((run, partition.parse().ok()?, offset.parse().ok()?))
 }
 
 /// A shard being filled.
@@ -90,6 +103,7 @@ pub struct WriterStage {
     open: HashMap<i32, OpenShard>,
     recent: HashMap<i32, BoundedSet<String>>,
     metrics: StageMetrics,
+    run: Option<u64>,
 }
 
 impl WriterStage {
@@ -102,7 +116,15 @@ impl WriterStage {
             open: HashMap::new(),
             recent: HashMap::new(),
             metrics: StageMetrics::new("write"),
+            run: None,
         }
+    }
+
+    /// Names shards after `run` too (see [`shard_name`]): for a bus whose offsets do not outlive
+    /// the process.
+    pub fn with_run(mut self, run: u64) -> Self {
+        self.run = Some(run);
+        self
     }
 
     /// Prepares a newly owned partition whose first handed offset is `first_offset`.
@@ -122,18 +144,20 @@ impl WriterStage {
                 path: self.store.base_url.clone(),
                 source,
             })?;
-        let mut indexes: Vec<(i64, object_store::path::Path)> = Vec::new();
+        let mut indexes: Vec<((Option<u64>, i64), object_store::path::Path)> = Vec::new();
         for meta in listing {
             let Some(name) = meta.location.filename() else {
                 continue;
             };
-            let Some((p, offset)) = parse_shard_name(name) else {
+            let Some((run, p, offset)) = parse_shard_name(name) else {
                 continue;
             };
             if p != partition {
                 continue;
             }
-            if offset >= first_offset {
+            // Only this run's offsets are comparable with the offset handed to us; an earlier
+            // run's shards are finished data.
+            if run == self.run && offset >= first_offset {
                 tracing::info!(object = %meta.location, "deleting uncommitted shard before replay");
                 self.store
                     .inner
@@ -149,11 +173,11 @@ impl WriterStage {
                         source,
                     })?;
             } else if name.ends_with(".parquet") {
-                indexes.push((offset, meta.location));
+                indexes.push(((run, offset), meta.location));
             }
         }
-        // Newest shards first, until the dedup window is full.
-        indexes.sort_by_key(|(offset, _)| std::cmp::Reverse(*offset));
+        // Newest shards first (later runs, then higher offsets), until the dedup window is full.
+        indexes.sort_by_key(|(order, _)| std::cmp::Reverse(*order));
         let mut ids: Vec<String> = Vec::new();
         for (_, path) in indexes {
             if ids.len() >= self.config.dedup_window {
@@ -209,7 +233,7 @@ impl WriterStage {
         if shard.rows == 0 {
             return Ok(());
         }
-        let name = shard_name(partition, shard.first_offset);
+        let name = shard_name(self.run, partition, shard.first_offset);
         let tar_name = format!("{name}.tar");
         let index_name = format!("{name}.parquet");
         let tar = shard.tar.finish();
@@ -383,11 +407,21 @@ mod tests {
 
     #[test]
     fn shard_names_round_trip_and_sort_by_offset() {
-        let name = shard_name(3, 120);
+        let name = shard_name(None, 3, 120);
         assert_eq!(name, "shard-p0003-o000000000120");
-        assert_eq!(parse_shard_name(&format!("{name}.tar")), Some((3, 120)));
+        assert_eq!(
+            parse_shard_name(&format!("{name}.tar")),
+            Some((None, 3, 120))
+        );
+        let name = shard_name(Some(1795348850303), 3, 120);
+        assert_eq!(name, "shard-r1795348850303-p0003-o000000000120");
+        assert_eq!(
+            parse_shard_name(&format!("{name}.parquet")),
+            Some((Some(1795348850303), 3, 120))
+        );
         assert_eq!(parse_shard_name("other.tar"), None);
-        assert!(shard_name(3, 99) < shard_name(3, 120));
+        assert_eq!(parse_shard_name("shard-rx-p1-o2.tar"), None);
+        assert!(shard_name(None, 3, 99) < shard_name(None, 3, 120));
     }
 
     use crate::record::{Record, Reject, sample_id};

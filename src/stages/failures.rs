@@ -1,0 +1,342 @@
+//! Failures kept for a later run: the `failures` stage writes every re-drivable rejection (a crawl or
+//! fetch failure, carrying its record) to Parquet files next to the shards, and [`read_failures`]
+//! reads them back for `altflow run --redrive`, which publishes the records again where they came
+//! from.
+//!
+//! Files are named `failures/RUN/PARTITION-FIRSTOFFSET.parquet`, where RUN is the process's start time
+//! in milliseconds ([`crate::app::run_id`]): each run's failures stay apart, and a re-drive takes the newest run's by default.
+//! A file is written when it holds `write.max_records` rows or has been idle `write.flush_after`, and
+//! input offsets are committed only after it is written, so a crash replays rather than loses.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow_array::builder::{BinaryBuilder, StringBuilder};
+use arrow_array::{Array, ArrayRef, BinaryArray, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use async_trait::async_trait;
+use futures::TryStreamExt;
+use object_store::{ObjectStoreExt, PutPayload};
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+
+use crate::config::WriteConfig;
+use crate::record::{Reject, ShardAnnouncement};
+use crate::stage::{Emitter, Input, Stage, StageError};
+use crate::writer::WriterError;
+use crate::writer::store::{Store, StoreError};
+
+/// Folder of the failures files under the output.
+pub const FOLDER: &str = "failures";
+
+fn schema() -> SchemaRef {
+    let text = |name: &str| Field::new(name, DataType::Utf8, false);
+    Arc::new(Schema::new(vec![
+        text("stage"),
+        text("reason"),
+        text("detail"),
+        text("id"),
+        text("url"),
+        text("input_topic"),
+        text("input_key"),
+        Field::new("payload", DataType::Binary, false),
+    ]))
+}
+
+/// Rejections of one partition not yet written.
+struct Pending {
+    first_offset: i64,
+    rows: Vec<Reject>,
+    last_append: Instant,
+}
+
+/// The failures stage.
+pub struct FailuresStage {
+    store: Store,
+    config: WriteConfig,
+    run: u64,
+    pending: BTreeMap<i32, Pending>,
+    announcements: Arc<str>,
+}
+
+impl FailuresStage {
+    /// A stage writing under `config.output` (with its roll settings) into the folder of `run`, and
+    /// announcing each file on `announcements`.
+    pub fn new(config: WriteConfig, run: u64, announcements: Arc<str>) -> Result<Self, StoreError> {
+        let store = Store::open(&config.output, &config.store_options)?;
+        Ok(Self {
+            store,
+            config,
+            run,
+            pending: BTreeMap::new(),
+            announcements,
+        })
+    }
+
+    async fn write(&mut self, partition: i32, out: &mut Emitter) -> Result<(), WriterError> {
+        let Some(pending) = self.pending.remove(&partition) else {
+            return Ok(());
+        };
+        let file = format!("{partition:05}-{:012}.parquet", pending.first_offset);
+        let name = format!("{FOLDER}/{}/{file}", self.run);
+        let path = self
+            .store
+            .path(FOLDER)
+            .join(self.run.to_string())
+            .join(file);
+        let bytes = encode(&pending.rows).map_err(|source| WriterError::Index {
+            path: name.clone(),
+            source,
+        })?;
+        let size = bytes.len() as u64;
+        self.store
+            .inner
+            .put(&path, PutPayload::from(bytes))
+            .await
+            .map_err(|source| WriterError::Object {
+                op: "writing",
+                path: name.clone(),
+                source,
+            })?;
+        let announcement = ShardAnnouncement {
+            url: self.store.url(&name),
+            rows: pending.rows.len() as u64,
+            bytes: size,
+            partition,
+            first_offset: pending.first_offset,
+            ..Default::default()
+        };
+        out.emit(&self.announcements.clone(), &name, &announcement);
+        Ok(())
+    }
+}
+
+fn encode(rows: &[Reject]) -> Result<Vec<u8>, parquet::errors::ParquetError> {
+    let mut text: Vec<StringBuilder> = (0..7).map(|_| StringBuilder::new()).collect();
+    let mut payload = BinaryBuilder::new();
+    for row in rows {
+        let values = [
+            &row.stage,
+            &row.reason,
+            &row.detail,
+            &row.id,
+            &row.url,
+            &row.input_topic,
+            &row.input_key,
+        ];
+        for (builder, value) in text.iter_mut().zip(values) {
+            builder.append_value(value);
+        }
+        payload.append_value(&row.payload);
+    }
+    let mut columns: Vec<ArrayRef> = text
+        .into_iter()
+        .map(|mut b| Arc::new(b.finish()) as ArrayRef)
+        .collect();
+    columns.push(Arc::new(payload.finish()));
+    let batch = RecordBatch::try_new(schema(), columns)?;
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build();
+    let mut out = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut out, schema(), Some(props))?;
+    writer.write(&batch)?;
+    writer.close()?;
+    Ok(out)
+}
+
+fn decode(parquet: bytes::Bytes) -> Result<Vec<Reject>, parquet::errors::ParquetError> {
+    let general = |what: &str| parquet::errors::ParquetError::General(what.to_string());
+    let mut rows = Vec::new();
+    for batch in ParquetRecordBatchReaderBuilder::try_new(parquet)?.build()? {
+        let batch = batch?;
+        let text = |name: &str| -> Result<&StringArray, parquet::errors::ParquetError> {
+            batch
+                .column_by_name(name)
+                .and_then(|c| c.as_any().downcast_ref::<StringArray>())
+                .ok_or_else(|| general(&format!("no text column `{name}`")))
+        };
+        let (stage, reason, detail, id, url, topic, key) = (
+            text("stage")?,
+            text("reason")?,
+            text("detail")?,
+            text("id")?,
+            text("url")?,
+            text("input_topic")?,
+            text("input_key")?,
+        );
+        let payload = batch
+            .column_by_name("payload")
+            .and_then(|c| c.as_any().downcast_ref::<BinaryArray>())
+            .ok_or_else(|| general("no binary column `payload`"))?;
+        for i in 0..batch.num_rows() {
+            rows.push(Reject {
+                stage: stage.value(i).into(),
+                reason: reason.value(i).into(),
+                detail: detail.value(i).into(),
+                id: id.value(i).into(),
+                url: url.value(i).into(),
+                input_topic: topic.value(i).into(),
+                input_key: key.value(i).into(),
+                payload: payload.value(i).to_vec(),
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// Reads the failures of one run from `store`: the run `run` names, else the newest. Returns the
+/// run's name and its re-drivable rejections whose reason is in `reasons` (all when empty).
+pub async fn read_failures(
+    store: &Store,
+    run: Option<&str>,
+    reasons: &[String],
+) -> Result<(String, Vec<Reject>), WriterError> {
+    let folder = store.path(FOLDER);
+    let listed: Vec<object_store::ObjectMeta> = store
+        .inner
+        .list(Some(&folder))
+        .try_collect()
+        .await
+        .map_err(|source| WriterError::Object {
+            op: "listing",
+            path: folder.to_string(),
+            source,
+        })?;
+    // failures/RUN/FILE: runs are numbered by start time, so the greatest is the newest.
+    let run_of = |meta: &object_store::ObjectMeta| -> Option<String> {
+        let parts: Vec<_> = meta.location.parts().collect();
+        let at = parts.iter().position(|p| p.as_ref() == FOLDER)?;
+        parts.get(at + 1).map(|p| p.as_ref().to_string())
+    };
+    let chosen = match run {
+        Some(run) => run.to_string(),
+        None => match listed
+            .iter()
+            .filter_map(run_of)
+            .max_by_key(|r| (r.len(), r.clone()))
+        {
+            Some(newest) => newest,
+            None => return Ok((String::new(), Vec::new())),
+        },
+    };
+    let mut rows = Vec::new();
+    for meta in listed
+        .iter()
+        .filter(|m| run_of(m).as_deref() == Some(&chosen))
+    {
+        let store_error = |source| WriterError::Object {
+            op: "reading",
+            path: meta.location.to_string(),
+            source,
+        };
+        let bytes = store
+            .inner
+            .get(&meta.location)
+            .await
+            .map_err(store_error)?
+            .bytes()
+            .await
+            .map_err(store_error)?;
+        let file = decode(bytes).map_err(|source| WriterError::Index {
+            path: meta.location.to_string(),
+            source,
+        })?;
+        rows.extend(
+            file.into_iter()
+                .filter(|r| !r.payload.is_empty())
+                .filter(|r| reasons.is_empty() || reasons.contains(&r.reason)),
+        );
+    }
+    Ok((chosen, rows))
+}
+
+#[async_trait]
+impl Stage for FailuresStage {
+    type Input = Reject;
+
+    async fn process(
+        &mut self,
+        batch: Vec<Input<Reject>>,
+        out: &mut Emitter,
+    ) -> Result<(), StageError> {
+        let mut full = Vec::new();
+        for input in batch {
+            // Rejections without a record (a text rule, a duplicate) cannot be re-driven.
+            if input.record.payload.is_empty() {
+                continue;
+            }
+            let pending = self
+                .pending
+                .entry(input.partition)
+                .or_insert_with(|| Pending {
+                    first_offset: input.offset,
+                    rows: Vec::new(),
+                    last_append: Instant::now(),
+                });
+            pending.rows.push(input.record);
+            pending.last_append = Instant::now();
+            if pending.rows.len() >= self.config.max_records {
+                full.push(input.partition);
+            }
+        }
+        for partition in full {
+            self.write(partition, out).await?;
+        }
+        Ok(())
+    }
+
+    async fn tick(&mut self, out: &mut Emitter) -> Result<(), StageError> {
+        let idle: Vec<i32> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| p.last_append.elapsed() >= self.config.flush_after)
+            .map(|(partition, _)| *partition)
+            .collect();
+        for partition in idle {
+            self.write(partition, out).await?;
+        }
+        Ok(())
+    }
+
+    fn held_from(&self, _topic: &str, partition: i32) -> Option<i64> {
+        self.pending.get(&partition).map(|p| p.first_offset)
+    }
+
+    async fn revoked(&mut self, partitions: &[(Arc<str>, i32)]) {
+        for (_, partition) in partitions {
+            self.pending.remove(partition);
+        }
+    }
+
+    async fn finish(&mut self, out: &mut Emitter) -> Result<(), StageError> {
+        let partitions: Vec<i32> = self.pending.keys().copied().collect();
+        for partition in partitions {
+            self.write(partition, out).await?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_survive_parquet() {
+        let rows = vec![Reject {
+            stage: "fetch".into(),
+            reason: "timeout".into(),
+            detail: "slow".into(),
+            id: "abc".into(),
+            url: "http://x/1.jpg".into(),
+            input_topic: "accepted".into(),
+            input_key: "abc".into(),
+            payload: vec![1, 2, 3, 0],
+        }];
+        assert_eq!(decode(encode(&rows).unwrap().into()).unwrap(), rows);
+    }
+}
