@@ -33,7 +33,18 @@ with open(work / "list.csv", "w", newline="") as f:
 PY
 port=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])")
 sed -i "s/PORT/$port/" "$work/list.csv"
-python3 -m http.server "$port" --bind 127.0.0.1 --directory "$work/site" >/dev/null 2>&1 &
+# The server is altflow's own static server (hyper), in its own process.
+cat > "$work/serve.toml" <<TOML
+stages = ["fetch"]
+[bus]
+kind = "embedded"
+[write]
+output = "$work/unused"
+[sample_site]
+dir = "$work/site"
+listen = "127.0.0.1:$port"
+TOML
+target/release/altflow serve-site --pipeline "$work/serve.toml" 2>/dev/null &
 server=$!
 for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1',$port))" 2>/dev/null && break; sleep 0.1; done
 

@@ -128,10 +128,10 @@ struct Raw {
     /// Open figures: the images inside each, and its caption so far.
     figures: Vec<(Vec<usize>, String)>,
     in_figcaption: u32,
-    /// The last visible text, at most CONTEXT_CHARS characters.
+    /// The last visible text: at least its last CONTEXT_CHARS characters (see `push_bounded`).
     before: String,
-    /// Images still collecting text after themselves.
-    waiting_after: Vec<usize>,
+    /// Images still collecting text after themselves, with the characters taken so far.
+    waiting_after: Vec<(usize, usize)>,
     img_count: u32,
 }
 
@@ -160,26 +160,38 @@ impl Raw {
             caption.push_str(text);
         }
         push_bounded(&mut self.before, text);
+        if self.waiting_after.is_empty() {
+            return;
+        }
         let images = &mut self.images;
-        self.waiting_after.retain(|i| {
+        self.waiting_after.retain_mut(|(i, taken)| {
             let after = &mut images[*i].after;
-            let room = CONTEXT_CHARS.saturating_sub(after.chars().count());
-            after.extend(text.chars().take(room));
-            after.chars().count() < CONTEXT_CHARS
+            for c in text.chars().take(CONTEXT_CHARS - *taken) {
+                after.push(c);
+                *taken += 1;
+            }
+            *taken < CONTEXT_CHARS
         });
     }
 }
 
-/// Appends `text` to `buffer`, keeping only its last CONTEXT_CHARS characters.
+/// Appends `text` to `buffer`, which keeps at least its last CONTEXT_CHARS characters: it is cut back
+/// only once it holds four times as many bytes, so that each character is moved a bounded number of
+/// times (counting characters on every small text chunk was most of the extraction's cost).
 fn push_bounded(buffer: &mut String, text: &str) {
     buffer.push_str(text);
-    let count = buffer.chars().count();
-    if count > CONTEXT_CHARS {
-        let cut = buffer
-            .char_indices()
-            .nth(count - CONTEXT_CHARS)
-            .map_or(0, |(i, _)| i);
-        buffer.drain(..cut);
+    if buffer.len() > 4 * 4 * CONTEXT_CHARS {
+        let keep = last_chars(buffer, CONTEXT_CHARS).len();
+        buffer.drain(..buffer.len() - keep);
+    }
+}
+
+/// The last `n` characters of `text`.
+fn last_chars(text: &str, n: usize) -> &str {
+    match text.char_indices().rev().nth(n.saturating_sub(1)) {
+        Some((i, _)) if n > 0 => &text[i..],
+        _ if n == 0 => "",
+        _ => text,
     }
 }
 
@@ -363,7 +375,7 @@ pub fn extract(html: &[u8], page_url: &Url) -> Page {
                         alt: el.get_attribute("alt").unwrap_or_default(),
                         title: el.get_attribute("title").unwrap_or_default(),
                         figcaption: String::new(),
-                        before: raw.before.clone(),
+                        before: last_chars(&raw.before, CONTEXT_CHARS).to_string(),
                         after: String::new(),
                         width: pixels(el.get_attribute("width")),
                         height: pixels(el.get_attribute("height")),
@@ -372,7 +384,7 @@ pub fn extract(html: &[u8], page_url: &Url) -> Page {
                         in_link: raw.link_depth > 0,
                     };
                     raw.images.push(image);
-                    raw.waiting_after.push(index);
+                    raw.waiting_after.push((index, 0));
                     if let Some((images, _)) = raw.figures.last_mut() {
                         images.push(index);
                     }

@@ -1,4 +1,4 @@
-//! Image operations of the fetch stage: decoding with EXIF orientation applied, SIMD resizing
+//! Image operations of the fetch stage: decoding with EXIF orientation applied, SIMD bicubic resizing
 //! (fast_image_resize), SIMD JPEG encoding (jpeg-encoder), and a 64-bit perceptual hash for
 //! near-duplicate detection.
 
@@ -48,13 +48,19 @@ pub fn fit_within(width: u32, height: u32, max_side: u32) -> (u32, u32) {
     (scaled(width), scaled(height))
 }
 
-/// Resizes with a Lanczos3 convolution, using the CPU's SIMD extensions.
+/// Resizes with a bicubic (Catmull-Rom) convolution, the filter CLIP-style preprocessing uses, with
+/// the CPU's SIMD extensions. The filter's support scales with the reduction, so downscaling
+/// averages every source pixel (no aliasing).
 pub fn resize(image: &RgbImage, width: u32, height: u32) -> RgbImage {
+    convolve(image, width, height, FilterType::CatmullRom)
+}
+
+fn convolve(image: &RgbImage, width: u32, height: u32, filter: FilterType) -> RgbImage {
     if (width, height) == image.dimensions() {
         return image.clone();
     }
     let mut target = RgbImage::new(width, height);
-    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3));
+    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(filter));
     Resizer::new()
         .resize(image, &mut target, &options)
         .expect("both images are RGB8 of non-zero size");
@@ -78,20 +84,20 @@ pub enum EncodeError {
 }
 
 /// Encodes an RGB image as a baseline JPEG at `quality` (1–100), with the AVX2 forward DCT and colour
-/// conversion where the CPU has them: about 3 times faster than the image crate's encoder on the
-/// fetch stage's 512 px images (see `benches/pipeline.rs`).
+/// conversion where the CPU has them (see `benches/pipeline.rs` for its speed against the image
+/// crate's encoder).
 pub fn encode_jpeg(image: &RgbImage, quality: u8) -> Result<Vec<u8>, EncodeError> {
     let (width, height) = image.dimensions();
     let (Ok(w), Ok(h)) = (u16::try_from(width), u16::try_from(height)) else {
         return Err(EncodeError::TooLarge { width, height });
     };
     let mut jpeg = Vec::with_capacity(image.as_raw().len() / 8);
-    jpeg_encoder::Encoder::new(&mut jpeg, quality).encode(
-        image.as_raw(),
-        w,
-        h,
-        jpeg_encoder::ColorType::Rgb,
-    )?;
+    let mut encoder = jpeg_encoder::Encoder::new(&mut jpeg, quality);
+    // Chroma at half resolution both ways (4:2:0), as libjpeg, Pillow and OpenCV write by default;
+    // the encoder would switch to full-resolution chroma at quality 90 and above, which costs a
+    // third more time and bytes for a difference a training image does not need.
+    encoder.set_sampling_factor(jpeg_encoder::SamplingFactor::R_4_2_0);
+    encoder.encode(image.as_raw(), w, h, jpeg_encoder::ColorType::Rgb)?;
     Ok(jpeg)
 }
 
@@ -104,7 +110,14 @@ const HASH_BLOCK: usize = 8;
 /// bit per coefficient of the 8×8 lowest frequencies telling whether it is above their median.
 /// Visually similar images differ in few bits; compare with [`hamming`].
 pub fn perceptual_hash(image: &RgbImage) -> u64 {
-    let small = resize(image, HASH_SIDE as u32, HASH_SIDE as u32);
+    // Lanczos3 keeps the shrunken image nearly independent of the source's size, which the hash's
+    // stability under resizing rests on (a box filter flipped 12 of 64 bits in the test below).
+    let small = convolve(
+        image,
+        HASH_SIDE as u32,
+        HASH_SIDE as u32,
+        FilterType::Lanczos3,
+    );
     let gray: Vec<f64> = small
         .pixels()
         .map(|p| 0.299 * f64::from(p[0]) + 0.587 * f64::from(p[1]) + 0.114 * f64::from(p[2]))
