@@ -170,28 +170,10 @@ fn a_warc_in_s3_is_streamed_from_the_bucket() {
     };
     let port = common::free_port();
     let bucket = common::random_name("archives");
-    let options = [
-        ("aws_endpoint", endpoint.as_str()),
-        ("aws_allow_http", "true"),
-        ("aws_region", "us-east-1"),
-        ("aws_access_key_id", "test"),
-        ("aws_secret_access_key", "test"),
-    ];
-    let created = Command::new("python3")
-        .args([
-            "-c",
-            "import sys, urllib.request as u; u.urlopen(u.Request(sys.argv[1], method='PUT'))",
-        ])
-        .arg(format!("{endpoint}/{bucket}"))
-        .status()
-        .unwrap();
-    assert!(created.success());
+    let options = common::s3_options(&endpoint);
+    common::create_bucket(&endpoint, &bucket);
     let url = format!("s3://{bucket}/crawl/site.warc.gz");
-    let (store, path) = altflow::writer::store::Store::open_object(
-        &url,
-        options.map(|(k, v)| (k.to_string(), v.to_string())),
-    )
-    .unwrap();
+    let (store, path) = altflow::writer::store::Store::open_object(&url, options.clone()).unwrap();
     let warc = site_warc(&format!("http://127.0.0.1:{port}"));
     tokio::runtime::Runtime::new()
         .unwrap()

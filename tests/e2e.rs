@@ -402,16 +402,7 @@ fn quickstart_pipeline_writes_to_s3() {
         return;
     };
     let bucket = common::random_name("shards");
-    // Creating a bucket is not object_store's business: a plain S3 CreateBucket call.
-    let created = Command::new("python3")
-        .args([
-            "-c",
-            "import sys, urllib.request as u; u.urlopen(u.Request(sys.argv[1], method='PUT'))",
-        ])
-        .arg(format!("{endpoint}/{bucket}"))
-        .status()
-        .unwrap();
-    assert!(created.success());
+    common::create_bucket(&endpoint, &bucket);
 
     let dir = tempfile::tempdir().unwrap();
     let pipeline = local_pipeline(dir.path(), common::free_port());
@@ -445,14 +436,7 @@ fn quickstart_pipeline_writes_to_s3() {
 
     // List the bucket, then read every shard back with `altflow inspect`, credentials from the
     // environment.
-    let options = [
-        ("aws_endpoint", endpoint.as_str()),
-        ("aws_allow_http", "true"),
-        ("aws_region", "us-east-1"),
-        ("aws_access_key_id", "test"),
-        ("aws_secret_access_key", "test"),
-    ]
-    .map(|(k, v)| (k.to_string(), v.to_string()));
+    let options = common::s3_options(&endpoint);
     let store = altflow::writer::store::Store::open(
         &format!("s3://{bucket}/crawl-1"),
         options.iter().map(|(k, v)| (k, v)),

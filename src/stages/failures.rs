@@ -18,10 +18,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use async_trait::async_trait;
 use futures::TryStreamExt;
 use object_store::{ObjectStoreExt, PutPayload};
-use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::basic::Compression;
-use parquet::file::properties::WriterProperties;
 
 use crate::config::WriteConfig;
 use crate::record::{Reject, ShardAnnouncement};
@@ -137,15 +134,7 @@ fn encode(rows: &[Reject]) -> Result<Vec<u8>, parquet::errors::ParquetError> {
         .map(|mut b| Arc::new(b.finish()) as ArrayRef)
         .collect();
     columns.push(Arc::new(payload.finish()));
-    let batch = RecordBatch::try_new(schema(), columns)?;
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .build();
-    let mut out = Vec::new();
-    let mut writer = ArrowWriter::try_new(&mut out, schema(), Some(props))?;
-    writer.write(&batch)?;
-    writer.close()?;
-    Ok(out)
+    crate::writer::index::encode_parquet(RecordBatch::try_new(schema(), columns)?)
 }
 
 fn decode(parquet: bytes::Bytes) -> Result<Vec<Reject>, parquet::errors::ParquetError> {

@@ -143,16 +143,20 @@ impl IndexBuilder {
             Arc::new(self.source_partition.finish()),
             Arc::new(self.source_offset.finish()),
         ];
-        let batch = RecordBatch::try_new(schema(), columns)?;
-        let props = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .build();
-        let mut out = Vec::new();
-        let mut writer = ArrowWriter::try_new(&mut out, schema(), Some(props))?;
-        writer.write(&batch)?;
-        writer.close()?;
-        Ok(out)
+        encode_parquet(RecordBatch::try_new(schema(), columns)?)
     }
+}
+
+/// One record batch as a Snappy-compressed Parquet file.
+pub fn encode_parquet(batch: RecordBatch) -> Result<Vec<u8>, parquet::errors::ParquetError> {
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build();
+    let mut out = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut out, batch.schema(), Some(props))?;
+    writer.write(&batch)?;
+    writer.close()?;
+    Ok(out)
 }
 
 /// Reads the `key` column of an index file.

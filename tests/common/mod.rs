@@ -140,6 +140,34 @@ pub fn s3_endpoint() -> Option<String> {
     .map(|s| format!("http://{}", s.address))
 }
 
+/// Creates `bucket` on the S3 server at `endpoint` (creating buckets is not object_store's business:
+/// a plain S3 CreateBucket call).
+pub fn create_bucket(endpoint: &str, bucket: &str) {
+    let created = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, urllib.request as u; u.urlopen(u.Request(sys.argv[1], method='PUT'))",
+        ])
+        .arg(format!("{endpoint}/{bucket}"))
+        .status()
+        .unwrap();
+    assert!(created.success(), "creating bucket {bucket}");
+}
+
+/// object_store options for the test S3 server at `endpoint`.
+pub fn s3_options(endpoint: &str) -> Vec<(String, String)> {
+    [
+        ("aws_endpoint", endpoint),
+        ("aws_allow_http", "true"),
+        ("aws_region", "us-east-1"),
+        ("aws_access_key_id", "test"),
+        ("aws_secret_access_key", "test"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
 /// librdkafka settings that make tests against a local broker quick to notice changes.
 pub fn kafka_settings(brokers: &str) -> altflow::bus::kafka::KafkaSettings {
     let consumer = [
