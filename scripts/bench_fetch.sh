@@ -68,7 +68,7 @@ max_records = 1000
 path = "$work/list.csv"
 TOML
 
-/usr/bin/time -f "%e %U %S %M" -o "$work/time" target/release/altflow run "$work/bench.toml" > "$work/funnel"
+${PROFILE:-} /usr/bin/time -f "%e %U %S %M" -o "$work/time" target/release/altflow run "$work/bench.toml" > "$work/funnel"
 read -r wall user sys rss_kb < "$work/time"
 written=$(awk '$1 == "write" {print $3}' "$work/funnel")
 cat "$work/funnel"

@@ -110,13 +110,15 @@ const HASH_BLOCK: usize = 8;
 /// bit per coefficient of the 8×8 lowest frequencies telling whether it is above their median.
 /// Visually similar images differ in few bits; compare with [`hamming`].
 pub fn perceptual_hash(image: &RgbImage) -> u64 {
-    // Lanczos3 keeps the shrunken image nearly independent of the source's size, which the hash's
-    // stability under resizing rests on (a box filter flipped 12 of 64 bits in the test below).
+    // A triangle filter: smooth enough that the shrunken image hardly depends on the source's size
+    // (which the hash's stability under resizing rests on; a box filter flipped 12 of 64 bits in the
+    // test below), with a third of Lanczos3's taps (at 512 → 32 px Lanczos3 weighed 96 pixels per
+    // output and cost as much as the main resize).
     let small = convolve(
         image,
         HASH_SIDE as u32,
         HASH_SIDE as u32,
-        FilterType::Lanczos3,
+        FilterType::Bilinear,
     );
     let gray: Vec<f64> = small
         .pixels()
