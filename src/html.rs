@@ -165,11 +165,13 @@ impl Raw {
         }
         let images = &mut self.images;
         self.waiting_after.retain_mut(|(i, taken)| {
-            let after = &mut images[*i].after;
-            for c in text.chars().take(CONTEXT_CHARS - *taken) {
-                after.push(c);
-                *taken += 1;
-            }
+            let room = CONTEXT_CHARS - *taken;
+            let end = text
+                .char_indices()
+                .nth(room)
+                .map_or(text.len(), |(at, _)| at);
+            images[*i].after.push_str(&text[..end]);
+            *taken += text[..end].chars().count();
             *taken < CONTEXT_CHARS
         });
     }
@@ -276,6 +278,8 @@ pub fn extract(html: &[u8], page_url: &Url) -> Page {
             }
         };
         let figure_raw = raw.clone();
+        let links_raw = raw.clone();
+        let link_depth = depth_counter(|r| &mut r.link_depth);
         let mut rewriter = HtmlRewriter::new(
             Settings::new()
                 .append_element_content_handler(element!("html[lang]", |el| {
@@ -312,7 +316,13 @@ pub fn extract(html: &[u8], page_url: &Url) -> Page {
                     "nav, header, footer, aside",
                     depth_counter(|r| &mut r.boilerplate_depth)
                 ))
-                .append_element_content_handler(element!("a", depth_counter(|r| &mut r.link_depth)))
+                // One handler for links and link depth: each selector costs a match per element.
+                .append_element_content_handler(element!("a", move |el| {
+                    if let Some(href) = el.get_attribute("href") {
+                        links_raw.borrow_mut().links.push(href);
+                    }
+                    link_depth(el)
+                }))
                 .append_element_content_handler(element!(
                     "script, style, noscript, template, title",
                     depth_counter(|r| &mut r.hidden_depth)
@@ -387,12 +397,6 @@ pub fn extract(html: &[u8], page_url: &Url) -> Page {
                     raw.waiting_after.push((index, 0));
                     if let Some((images, _)) = raw.figures.last_mut() {
                         images.push(index);
-                    }
-                    Ok(())
-                }))
-                .append_element_content_handler(element!("a[href]", |el| {
-                    if let Some(href) = el.get_attribute("href") {
-                        raw.borrow_mut().links.push(href);
                     }
                     Ok(())
                 }))

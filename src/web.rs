@@ -157,12 +157,27 @@ impl Web {
     }
 
     /// Downloads `url` (at most `max_bytes`) if robots.txt allows it and the response does not opt
-    /// out of AI use.
+    /// out of AI use. A redirect's target must be allowed by its own robots.txt too; the client
+    /// follows redirects itself, so the target is checked once the response is in, and a disallowed
+    /// one's body is dropped unused.
     pub async fn get(&self, url: &str, max_bytes: usize) -> Result<Fetched, FetchError> {
         if let Some(robots) = &self.robots {
             robots.check(url).await?;
         }
         let fetched = self.polite_get(url, max_bytes).await?;
+        if let Some(robots) = &self.robots
+            && fetched.final_url.as_str() != url
+        {
+            robots
+                .check(fetched.final_url.as_str())
+                .await
+                .map_err(|e| {
+                    FetchError::new(
+                        e.reason,
+                        format!("redirect to {}: {}", fetched.final_url, e.detail),
+                    )
+                })?;
+        }
         if self.forbids_ai(&fetched.robots_tag) {
             return Err(FetchError::new(
                 Reason::NoAi,

@@ -101,7 +101,8 @@ fn robots_txt_and_ai_opt_outs_are_obeyed() {
                 <img src="/img/ok.jpg" alt="a red boat on a lake">
                 <img src="/img/secret.jpg" alt="a boat nobody may fetch">
                 <img src="/img/tagged.jpg" alt="a boat that opts out">
-                <img src="/flaky/boat.jpg" alt="a boat behind a flaky server">"#,
+                <img src="/flaky/boat.jpg" alt="a boat behind a flaky server">
+                <img src="/img/moved.jpg" alt="a boat that moved somewhere forbidden">"#,
             ),
         ),
         (
@@ -123,6 +124,11 @@ fn robots_txt_and_ai_opt_outs_are_obeyed() {
             image(vec![("x-robots-tag", "noimageai")]),
         ),
         ("/flaky/boat.jpg", image(vec![])),
+        (
+            "/img/moved.jpg",
+            (302, vec![("location", "/img/secret-moved.jpg")], Vec::new()),
+        ),
+        ("/img/secret-moved.jpg", image(vec![])),
     ]);
     let port = serve(routes);
 
@@ -156,9 +162,10 @@ flush_after = "1s"
     assert!(row("crawl").contains("noai=1"), "{funnel}");
     // A link to an image is not a page.
     assert!(row("crawl").contains("not_html=1"), "{funnel}");
-    // Images: one refused by robots.txt, one by its X-Robots-Tag; one failing once with a 500 is
-    // parked on the retry topic and fetched again; two written.
-    assert!(row("fetch").contains("robots=1"), "{funnel}");
+    // Images: one refused by robots.txt, one redirected to a place robots.txt forbids, one refused
+    // by its X-Robots-Tag; one failing once with a 500 is parked on the retry topic and fetched
+    // again; two written.
+    assert!(row("fetch").contains("robots=2"), "{funnel}");
     assert!(row("fetch").contains("noai=1"), "{funnel}");
     assert!(row("fetch").contains("retry:http_5xx=1"), "{funnel}");
     let retried = common::funnel_row(&funnel, "retry");
