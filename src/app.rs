@@ -122,6 +122,35 @@ pub fn fixed_site_url(pipeline: &Pipeline) -> Option<String> {
         .map(|s| format!("http://{}", s.listen))
 }
 
+/// Sends the chunks a source hands to a callback (which cannot return an error), keeping the first
+/// bus error for the end.
+struct ChunkSender<'a> {
+    producer: &'a dyn Producer,
+    failed: std::sync::Mutex<Option<BusError>>,
+}
+
+impl<'a> ChunkSender<'a> {
+    fn new(producer: &'a dyn Producer) -> Self {
+        Self {
+            producer,
+            failed: std::sync::Mutex::new(None),
+        }
+    }
+
+    async fn send(&self, messages: Vec<OutMessage>) {
+        if let Err(error) = self.producer.send_all(messages).await {
+            crate::sync::lock(&self.failed).get_or_insert(error);
+        }
+    }
+
+    fn finish(self) -> Result<(), BusError> {
+        match self.failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Publishes the pipeline's seed URLs to the frontier; returns how many.
 pub async fn seed(
     producer: &dyn Producer,
@@ -156,23 +185,18 @@ pub async fn seed(
     // URL lists and archives go straight to the candidates topic, in chunks: a full bus slows the
     // reading.
     let candidates: Arc<str> = Arc::from(pipeline.topic("candidates"));
-    let failed: std::sync::Mutex<Option<BusError>> = std::sync::Mutex::new(None);
+    let sender = ChunkSender::new(producer);
     let send = |chunk: Vec<Candidate>| {
-        let messages: Vec<OutMessage> = chunk
-            .iter()
-            .map(|c| OutMessage {
-                topic: candidates.clone(),
-                key: c.id.clone().into_bytes().into(),
-                payload: c.to_bytes().into(),
-            })
-            .collect();
-        let sent = producer.send_all(messages);
-        let failed = &failed;
-        async move {
-            if let Err(error) = sent.await {
-                crate::sync::lock(failed).get_or_insert(error);
-            }
-        }
+        sender.send(
+            chunk
+                .iter()
+                .map(|c| OutMessage {
+                    topic: candidates.clone(),
+                    key: c.id.clone().into_bytes().into(),
+                    payload: c.to_bytes().into(),
+                })
+                .collect(),
+        )
     };
     for list in &pipeline.url_lists {
         let read = crate::sources::read_url_list(list, 1000, send).await?;
@@ -194,9 +218,7 @@ pub async fn seed(
             Err(error) => tracing::error!(%error, "archive not read to its end"),
         }
     }
-    if let Some(error) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(error.into());
-    }
+    sender.finish()?;
     Ok(count)
 }
 
@@ -342,25 +364,34 @@ pub async fn redrive(
     redrive: &Redrive,
 ) -> Result<usize, AppError> {
     let store = Store::open(&pipeline.write.output, &pipeline.write.store_options)?;
-    let (run, failures) =
-        crate::stages::failures::read_failures(&store, redrive.run.as_deref(), &redrive.reasons)
-            .await?;
-    let messages: Vec<OutMessage> = failures
-        .into_iter()
-        .map(|f| OutMessage {
-            topic: Arc::from(f.input_topic.as_str()),
-            key: f.input_key.into_bytes().into(),
-            payload: f.payload.into(),
-        })
-        .collect();
-    let count = messages.len();
-    producer.send_all(messages).await?;
+    // One file's failures at a time: memory stays bounded whatever the run's size.
+    let sender = ChunkSender::new(producer);
+    let send = |failures: Vec<crate::record::Reject>| {
+        sender.send(
+            failures
+                .into_iter()
+                .map(|f| OutMessage {
+                    topic: Arc::from(f.input_topic.as_str()),
+                    key: f.input_key.into_bytes().into(),
+                    payload: f.payload.into(),
+                })
+                .collect(),
+        )
+    };
+    let (run, count) = crate::stages::failures::read_failures(
+        &store,
+        redrive.run.as_deref(),
+        &redrive.reasons,
+        send,
+    )
+    .await?;
+    sender.finish()?;
     tracing::info!(
         run,
         failures = count,
         "re-drove the failures of an earlier run"
     );
-    Ok(count)
+    Ok(count as usize)
 }
 
 /// What a run did, stage by stage.

@@ -177,13 +177,20 @@ fn decode(parquet: bytes::Bytes) -> Result<Vec<Reject>, parquet::errors::Parquet
     Ok(rows)
 }
 
-/// Reads the failures of one run from `store`: the run `run` names, else the newest. Returns the
-/// run's name and its re-drivable rejections whose reason is in `reasons` (all when empty).
-pub async fn read_failures(
+/// Reads the failures of one run from `store` (the run `run` names, else the newest) and calls `each`
+/// with the re-drivable rejections of each file whose reason is in `reasons` (all when empty): one
+/// file at a time, so memory is bounded by a file's rows whatever the run's size. Returns the run's
+/// name and the number of rejections handed over.
+pub async fn read_failures<F, Fut>(
     store: &Store,
     run: Option<&str>,
     reasons: &[String],
-) -> Result<(String, Vec<Reject>), WriterError> {
+    mut each: F,
+) -> Result<(String, u64), WriterError>
+where
+    F: FnMut(Vec<Reject>) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
     let folder = store.path(FOLDER);
     let listed: Vec<object_store::ObjectMeta> = store
         .inner
@@ -209,10 +216,10 @@ pub async fn read_failures(
             .max_by_key(|r| (r.len(), r.clone()))
         {
             Some(newest) => newest,
-            None => return Ok((String::new(), Vec::new())),
+            None => return Ok((String::new(), 0)),
         },
     };
-    let mut rows = Vec::new();
+    let mut total = 0u64;
     for meta in listed
         .iter()
         .filter(|m| run_of(m).as_deref() == Some(&chosen))
@@ -234,13 +241,15 @@ pub async fn read_failures(
             path: meta.location.to_string(),
             source,
         })?;
-        rows.extend(
-            file.into_iter()
-                .filter(|r| !r.payload.is_empty())
-                .filter(|r| reasons.is_empty() || reasons.contains(&r.reason)),
-        );
+        let rows: Vec<Reject> = file
+            .into_iter()
+            .filter(|r| !r.payload.is_empty())
+            .filter(|r| reasons.is_empty() || reasons.contains(&r.reason))
+            .collect();
+        total += rows.len() as u64;
+        each(rows).await;
     }
-    Ok((chosen, rows))
+    Ok((chosen, total))
 }
 
 #[async_trait]
