@@ -6,6 +6,7 @@
 #
 #   scripts/bench_fetch.sh            # N=3000 images
 #   N=10000 scripts/bench_fetch.sh
+#   BIN=/tmp/altflow-old scripts/bench_fetch.sh   # another build, for side-by-side comparisons
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-3000}
@@ -68,7 +69,7 @@ max_records = 1000
 path = "$work/list.csv"
 TOML
 
-${PROFILE:-} /usr/bin/time -f "%e %U %S %M" -o "$work/time" target/release/altflow run "$work/bench.toml" > "$work/funnel"
+${PROFILE:-} /usr/bin/time -f "%e %U %S %M" -o "$work/time" "${BIN:-target/release/altflow}" run "$work/bench.toml" > "$work/funnel"
 read -r wall user sys rss_kb < "$work/time"
 written=$(awk '$1 == "write" {print $3}' "$work/funnel")
 cat "$work/funnel"

@@ -277,10 +277,8 @@ impl HttpClient {
                 format!("unexpected status {status}"),
             ));
         }
-        if response
-            .content_length()
-            .is_some_and(|len| len > max_bytes as u64)
-        {
+        let declared = response.content_length();
+        if declared.is_some_and(|len| len > max_bytes as u64) {
             return Err(FetchError::new(
                 Reason::TooLarge,
                 format!("Content-Length above {max_bytes} bytes"),
@@ -300,7 +298,9 @@ impl HttpClient {
             .collect::<Vec<_>>()
             .join(",");
         // Read in chunks and stop at the limit: a server may lie about, or omit, the length.
-        let mut body = Vec::new();
+        // Sized by the declared length (already checked against the limit), so the body is not
+        // copied as it grows.
+        let mut body = Vec::with_capacity(declared.unwrap_or(0) as usize);
         let mut stream = response.bytes_stream();
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(classify)?;
