@@ -59,11 +59,17 @@ fn convolve(image: &RgbImage, width: u32, height: u32, filter: FilterType) -> Rg
     if (width, height) == image.dimensions() {
         return image.clone();
     }
+    // One resizer per thread: it keeps its scratch buffers between images.
+    thread_local! {
+        static RESIZER: std::cell::RefCell<Resizer> = std::cell::RefCell::new(Resizer::new());
+    }
     let mut target = RgbImage::new(width, height);
     let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(filter));
-    Resizer::new()
-        .resize(image, &mut target, &options)
-        .expect("both images are RGB8 of non-zero size");
+    RESIZER.with_borrow_mut(|resizer| {
+        resizer
+            .resize(image, &mut target, &options)
+            .expect("both images are RGB8 of non-zero size")
+    });
     target
 }
 
