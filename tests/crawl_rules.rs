@@ -133,28 +133,19 @@ fn robots_txt_and_ai_opt_outs_are_obeyed() {
     let port = serve(routes);
 
     let dir = tempfile::tempdir().unwrap();
-    let pipeline = dir.path().join("p.toml");
-    std::fs::write(
-        &pipeline,
-        format!(
-            r#"stages = ["crawl", "filter", "fetch", "write", "retry"]
-[bus]
-kind = "embedded"
-[crawl]
-seeds = ["http://127.0.0.1:{port}/index.html"]
-max_depth = 1
+    let pipeline = site_pipeline(
+        dir.path(),
+        port,
+        r#""crawl", "filter", "fetch", "write", "retry""#,
+        r#"max_depth = 1
 [http]
 allow_networks = ["127.0.0.0/8"]
 [retry]
 base_delay = "200ms"
-[write]
-output = {:?}
-flush_after = "1s"
 "#,
-            dir.path().join("out").to_str().unwrap()
-        ),
-    )
-    .unwrap();
+        r#"flush_after = "1s"
+"#,
+    );
     let funnel = common::run_funnel(&pipeline);
     let row = |stage: &str| common::funnel_row(&funnel, stage).join(" ");
     // Pages: the private one is refused by robots.txt, the opted-out one yields no candidate.
@@ -179,6 +170,29 @@ flush_after = "1s"
         "2",
         "two samples written: {funnel}"
     );
+}
+
+/// Writes a pipeline crawling the site served on `port` into `dir/out`: `stages` is the list's
+/// content, `sections` the tables between `[crawl]`'s seeds and `[write]`, `write` more `[write]` keys.
+fn site_pipeline(
+    dir: &std::path::Path,
+    port: u16,
+    stages: &str,
+    sections: &str,
+    write: &str,
+) -> std::path::PathBuf {
+    let pipeline = dir.join("p.toml");
+    let out = dir.join("out");
+    std::fs::write(
+        &pipeline,
+        format!(
+            "stages = [{stages}]\n[bus]\nkind = \"embedded\"\n[crawl]\n\
+             seeds = [\"http://127.0.0.1:{port}/index.html\"]\n{sections}[write]\noutput = {:?}\n{write}",
+            out.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    pipeline
 }
 
 fn jpeg(width: u32, height: u32) -> Vec<u8> {
@@ -276,16 +290,11 @@ fn every_failure_has_its_reason_code() {
     let port = serve(routes);
 
     let dir = tempfile::tempdir().unwrap();
-    let pipeline = dir.path().join("p.toml");
-    std::fs::write(
-        &pipeline,
-        format!(
-            r#"stages = ["crawl", "filter", "fetch", "write", "retry"]
-[bus]
-kind = "embedded"
-[crawl]
-seeds = ["http://127.0.0.1:{port}/index.html"]
-max_depth = 1
+    let pipeline = site_pipeline(
+        dir.path(),
+        port,
+        r#""crawl", "filter", "fetch", "write", "retry""#,
+        r#"max_depth = 1
 [http]
 allow_networks = ["127.0.0.0/8"]
 timeout = "1s"
@@ -297,14 +306,10 @@ max_attempts = 1
 max_image_bytes = 200000
 min_side = 200
 max_aspect = 2.5
-[write]
-output = {:?}
-flush_after = "1s"
 "#,
-            dir.path().join("out").to_str().unwrap()
-        ),
-    )
-    .unwrap();
+        r#"flush_after = "1s"
+"#,
+    );
     let funnel = common::run_funnel(&pipeline);
     let codes = |stage: &str| -> BTreeMap<String, String> {
         common::funnel_row(&funnel, stage)
@@ -378,30 +383,21 @@ fn a_later_run_redrives_only_the_failures() {
     let port = serve(routes);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let pipeline = dir.path().join("p.toml");
-    std::fs::write(
-        &pipeline,
-        format!(
-            r#"stages = ["crawl", "filter", "fetch", "write", "retry", "failures"]
-[bus]
-kind = "embedded"
-[crawl]
-seeds = ["http://127.0.0.1:{port}/index.html"]
-[http]
+    let pipeline = site_pipeline(
+        dir.path(),
+        port,
+        r#""crawl", "filter", "fetch", "write", "retry", "failures""#,
+        r#"[http]
 allow_networks = ["127.0.0.0/8"]
 min_host_delay = "0ms"
 [retry]
 max_attempts = 1
 [fetch]
 min_side = 200
-[write]
-output = {:?}
-flush_after = "500ms"
 "#,
-            out.to_str().unwrap()
-        ),
-    )
-    .unwrap();
+        r#"flush_after = "500ms"
+"#,
+    );
     let first = common::run_funnel(&pipeline);
     let fetch = common::funnel_row(&first, "fetch").join(" ");
     assert!(
