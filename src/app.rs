@@ -16,10 +16,11 @@ use crate::metrics::{self, StageTotals};
 use crate::record::{Candidate, CrawlRequest, Record};
 use crate::stage::StageError;
 use crate::stage::runner::{RunnerSettings, run_stage};
-use crate::stages::crawl::{CrawlStage, frontier_key};
+use crate::stages::crawl::CrawlStage;
 use crate::stages::failures::FailuresStage;
 use crate::stages::fetch::FetchStage;
 use crate::stages::filter::FilterStage;
+use crate::stages::host_key;
 use crate::stages::retry::RetryStage;
 use crate::web::Web;
 use crate::writer::WriterStage;
@@ -168,7 +169,7 @@ pub async fn seed(
         .iter()
         .map(|url| OutMessage {
             topic: topic.clone(),
-            key: frontier_key(url).into_bytes().into(),
+            key: host_key(url).into_bytes().into(),
             payload: CrawlRequest {
                 url: url.clone(),
                 depth: 0,

@@ -16,16 +16,8 @@ use crate::html;
 use crate::reason::Reason;
 use crate::record::CrawlRequest;
 use crate::stage::{Emitter, Failed, Input, Stage, StageError};
-use crate::stages::retry_or_reject;
+use crate::stages::{host_key, retry_or_reject};
 use crate::web::Web;
-
-/// The key of a frontier message: the URL's host, so that one member owns a host's politeness.
-pub fn frontier_key(url: &str) -> String {
-    Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string))
-        .unwrap_or_default()
-}
 
 /// Image URLs whose page count is kept (per stage member), to spot site-wide decoration.
 const SITE_IMAGES_KEPT: usize = 200_000;
@@ -110,7 +102,7 @@ impl Stage for CrawlStage {
             if !self.seen.insert(&input.record.url) && input.record.attempt == 0 {
                 continue;
             }
-            let host = frontier_key(&input.record.url);
+            let host = host_key(&input.record.url);
             if input.record.attempt == 0
                 && self.pages_per_host.increment(host.clone()) > self.config.max_pages_per_host
             {
@@ -139,7 +131,7 @@ impl Stage for CrawlStage {
             let fetched = match result {
                 Ok(fetched) => fetched,
                 Err(error) => {
-                    let key = frontier_key(&request.url);
+                    let key = host_key(&request.url);
                     let origin = Failed {
                         topic: &topic,
                         key: &key,
@@ -209,7 +201,7 @@ impl Stage for CrawlStage {
                     referrer: fetched.final_url.to_string(),
                     attempt: 0,
                 };
-                out.emit_side(&self.frontier, &frontier_key(&next.url), &next);
+                out.emit_side(&self.frontier, &host_key(&next.url), &next);
             }
         }
         Ok(())

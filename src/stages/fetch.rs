@@ -19,7 +19,7 @@ use crate::imaging;
 use crate::reason::Reason;
 use crate::record::{Candidate, Image, Pair};
 use crate::stage::{Emitter, Failed, Input, Stage, StageError};
-use crate::stages::retry_or_reject;
+use crate::stages::{host_key, retry_or_reject};
 use crate::web::Web;
 
 /// Why an image was refused, with a detail for humans.
@@ -190,9 +190,10 @@ impl Stage for FetchStage {
                     out.emit(&self.output, &key, &pair);
                 }
                 Err(error) => {
+                    let key = host_key(&candidate.image_url);
                     let origin = Failed {
                         topic: &topic,
-                        key: &candidate.id,
+                        key: &key,
                         id: &candidate.id,
                         url: &candidate.image_url,
                     };

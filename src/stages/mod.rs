@@ -11,6 +11,16 @@ use crate::http::FetchError;
 use crate::record::Record;
 use crate::stage::{Emitter, Failed};
 
+/// The key of a record whose work is a request to one host (a page on the frontier, an accepted
+/// image candidate): the URL's host, so that one stage member owns a host and its politeness limits
+/// hold for the whole group, not per member.
+pub fn host_key(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 /// Parks a record for another try when `error` is transient (network trouble, 5xx, 429) and attempts
 /// remain, after the server's `Retry-After` or an exponential backoff; rejects it otherwise, with the
 /// record, so that a later run can re-drive it.
