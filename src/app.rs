@@ -302,7 +302,9 @@ pub fn spawn_stage(
             tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
         }
         StageName::Failures => {
-            let s = FailuresStage::new(pipeline.write.clone(), run_id(), output)
+            // Like shard names: only offsets that restart with the process need the run.
+            let run = (pipeline.bus.kind == BusKind::Embedded).then(run_id);
+            let s = FailuresStage::new(pipeline.write.clone(), run, output)
                 .map_err(|e| fail(e.into()))?;
             tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
         }

@@ -3,8 +3,11 @@
 //! reads them back for `altflow run --redrive`, which publishes the records again where they came
 //! from.
 //!
-//! Files are named `failures/RUN/PARTITION-FIRSTOFFSET.parquet`, where RUN is the process's start time
-//! in milliseconds ([`crate::app::run_id`]): each run's failures stay apart, and a re-drive takes the newest run's by default.
+//! Files are named `failures/RUN/PARTITION-FIRSTOFFSET.parquet`. On the embedded bus, whose offsets
+//! start at 0 in every run, RUN is the process's start in milliseconds ([`crate::app::run_id`]), so
+//! runs stay apart and a re-drive takes the newest run's by default. On Kafka offsets are durable, so
+//! RUN is [`STREAM`] for every member and every restart: a replay after a crash rewrites the same
+//! file, and one re-drive finds all of a stream's failures.
 //! A file is written when it holds `write.max_records` rows or has been idle `write.flush_after`, and
 //! input offsets are committed only after it is written, so a crash replays rather than loses.
 
@@ -28,6 +31,9 @@ use crate::writer::store::{Store, StoreError};
 
 /// Folder of the failures files under the output.
 pub const FOLDER: &str = "failures";
+
+/// The run folder of a bus with durable offsets (Kafka).
+pub const STREAM: &str = "stream";
 
 fn schema() -> SchemaRef {
     let text = |name: &str| Field::new(name, DataType::Utf8, false);
@@ -54,20 +60,25 @@ struct Pending {
 pub struct FailuresStage {
     store: Store,
     config: WriteConfig,
-    run: u64,
+    run: String,
     pending: BTreeMap<i32, Pending>,
     announcements: Arc<str>,
 }
 
 impl FailuresStage {
-    /// A stage writing under `config.output` (with its roll settings) into the folder of `run`, and
-    /// announcing each file on `announcements`.
-    pub fn new(config: WriteConfig, run: u64, announcements: Arc<str>) -> Result<Self, StoreError> {
+    /// A stage writing under `config.output` (with its roll settings) into the folder of `run` (the
+    /// run's number on a bus whose offsets restart with the process, `None` on one whose offsets are
+    /// durable), announcing each file on `announcements`.
+    pub fn new(
+        config: WriteConfig,
+        run: Option<u64>,
+        announcements: Arc<str>,
+    ) -> Result<Self, StoreError> {
         let store = Store::open(&config.output, &config.store_options)?;
         Ok(Self {
             store,
             config,
-            run,
+            run: run.map_or_else(|| STREAM.to_string(), |run| run.to_string()),
             pending: BTreeMap::new(),
             announcements,
         })
@@ -79,11 +90,7 @@ impl FailuresStage {
         };
         let file = format!("{partition:05}-{:012}.parquet", pending.first_offset);
         let name = format!("{FOLDER}/{}/{file}", self.run);
-        let path = self
-            .store
-            .path(FOLDER)
-            .join(self.run.to_string())
-            .join(file);
+        let path = self.store.path(FOLDER).join(self.run.as_str()).join(file);
         let bytes = encode(&pending.rows).map_err(|source| WriterError::Index {
             path: name.clone(),
             source,
@@ -202,7 +209,8 @@ where
             path: folder.to_string(),
             source,
         })?;
-    // failures/RUN/FILE: runs are numbered by start time, so the greatest is the newest.
+    // failures/RUN/FILE: embedded runs are numbered by start time, so the greatest is the newest
+    // (and any of them is newer than a Kafka stream's folder, by length).
     let run_of = |meta: &object_store::ObjectMeta| -> Option<String> {
         let parts: Vec<_> = meta.location.parts().collect();
         let at = parts.iter().position(|p| p.as_ref() == FOLDER)?;
