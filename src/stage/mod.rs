@@ -4,6 +4,7 @@
 //! rejections. It does not know which bus it runs on, how offsets are committed or how it is
 //! stopped: the [`runner`] does poll → decode → process → produce → store offsets for every stage.
 
+pub mod cpu;
 pub mod runner;
 
 use std::sync::Arc;

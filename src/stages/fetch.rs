@@ -18,7 +18,7 @@ use crate::http::FetchError;
 use crate::imaging;
 use crate::reason::Reason;
 use crate::record::{Candidate, Image, Pair};
-use crate::stage::{Emitter, Failed, Input, Stage, StageError};
+use crate::stage::{Emitter, Failed, Input, Stage, StageError, cpu};
 use crate::stages::{host_key, retry_or_reject};
 use crate::web::Web;
 
@@ -165,7 +165,7 @@ impl Stage for FetchStage {
                     Err(error) => Err(error),
                     Ok(fetched) => {
                         let config = config.clone();
-                        tokio::task::spawn_blocking(move || process_image(&fetched.body, &config))
+                        cpu::run(move || process_image(&fetched.body, &config))
                             .await
                             .unwrap_or_else(|e| {
                                 Err(refuse(
