@@ -14,6 +14,7 @@ pub mod app;
 pub mod bus;
 pub mod config;
 pub mod dedup;
+pub mod filter;
 pub mod html;
 pub mod http;
 pub mod imaging;

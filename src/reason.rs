@@ -57,6 +57,32 @@ pub enum Reason {
     Incomplete,
     /// A sample with this id was already written.
     Duplicate,
+    /// The caption is not in an accepted language.
+    Language,
+    /// The caption has no noun.
+    NoNoun,
+    /// The caption has no determiner.
+    NoDeterminer,
+    /// The caption has no preposition.
+    NoPreposition,
+    /// Too many of the caption's words repeat.
+    Repetition,
+    /// The caption has a rare word.
+    RareWord,
+    /// The caption has a word outside the vocabulary.
+    OutOfVocabulary,
+    /// Too many of the caption's words are outside the vocabulary.
+    OovRatio,
+    /// The caption holds an unwanted phrase.
+    UnwantedPhrase,
+    /// The caption holds a spam word.
+    Spam,
+    /// Too many of the caption's words are capitalised.
+    Capitalization,
+    /// The caption is boilerplate (a listed phrase, or too frequent).
+    Boilerplate,
+    /// The image's format is not accepted by the preset.
+    Format,
 }
 
 impl Reason {
@@ -96,6 +122,19 @@ impl Reason {
             Reason::NoAi => "noai",
             Reason::Incomplete => "incomplete",
             Reason::Duplicate => "duplicate",
+            Reason::Language => "language",
+            Reason::NoNoun => "no_noun",
+            Reason::NoDeterminer => "no_determiner",
+            Reason::NoPreposition => "no_preposition",
+            Reason::Repetition => "repetition",
+            Reason::RareWord => "rare_word",
+            Reason::OutOfVocabulary => "out_of_vocabulary",
+            Reason::OovRatio => "oov_ratio",
+            Reason::UnwantedPhrase => "unwanted_phrase",
+            Reason::Spam => "spam",
+            Reason::Capitalization => "capitalization",
+            Reason::Boilerplate => "boilerplate",
+            Reason::Format => "format",
         }
     }
 }

