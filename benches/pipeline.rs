@@ -198,6 +198,7 @@ fn fetch_image(c: &mut Criterion) {
     let vga_jpeg = altflow::imaging::encode_jpeg(&vga, 90).unwrap();
     let small = altflow::imaging::resize(&decoded, 512, 341);
     let config = FetchConfig::default();
+    let rules = altflow::filter::Rules::of(altflow::filter::Preset::Cc12m).image();
     let mut group = c.benchmark_group("fetch_image");
     group.throughput(Throughput::Elements(1));
     group.sample_size(20);
@@ -220,10 +221,10 @@ fn fetch_image(c: &mut Criterion) {
         b.iter(|| altflow::imaging::resize(black_box(&vga), 512, 384))
     });
     group.bench_function("decode_resize_encode_640x480_to_512", |b| {
-        b.iter(|| process_image(black_box(&vga_jpeg), &config).unwrap())
+        b.iter(|| process_image(black_box(&vga_jpeg), &config, &rules).unwrap())
     });
     group.bench_function("decode_resize_encode_1200x800_to_512", |b| {
-        b.iter(|| process_image(black_box(&original), &config).unwrap())
+        b.iter(|| process_image(black_box(&original), &config, &rules).unwrap())
     });
     group.finish();
 }

@@ -261,6 +261,12 @@ pub fn spawn_stage(
             .map(Arc::new)
             .map_err(|e| fail(e.into()))
     };
+    let rules = || {
+        pipeline
+            .filter
+            .rules()
+            .map_err(|e| fail(StageError::Rules(e)))
+    };
     let concurrency = pipeline.http.concurrency;
     Ok(match stage {
         StageName::Crawl => {
@@ -275,13 +281,14 @@ pub fn spawn_stage(
             tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
         }
         StageName::Filter => {
-            let s = FilterStage::new(pipeline.filter.clone(), output);
+            let s = FilterStage::new(rules()?, output);
             tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
         }
         StageName::Fetch => {
             let s = FetchStage::new(
                 web()?,
                 pipeline.fetch.clone(),
+                rules()?.image(),
                 pipeline.retry.clone(),
                 concurrency,
                 output,

@@ -13,6 +13,8 @@ use std::time::Duration;
 use ipnet::IpNet;
 use serde::Deserialize;
 
+use crate::filter::{Preset, Rules};
+
 /// Errors reading a pipeline file.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -443,32 +445,35 @@ fn default_max_pages_per_host() -> u32 {
     10_000
 }
 
-/// The `[filter]` table.
+/// The `[filter]` table: a preset and overrides of its values (`altflow presets` lists them).
 #[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct FilterConfig {
-    /// Fewest words an alt-text may have (CC12M, seed 000 §3: 3).
-    #[serde(default = "default_min_words")]
-    pub min_words: usize,
-    /// Most words an alt-text may have (CC12M, seed 000 §3: 256).
-    #[serde(default = "default_max_words")]
-    pub max_words: usize,
+    /// The preset whose values apply: cc3m, cc12m (default), alt200m or lait.
+    #[serde(default = "default_preset")]
+    pub preset: Preset,
+    /// Any other key overrides the preset's value of that name (e.g. `max_aspect = 3.0`).
+    #[serde(flatten)]
+    pub overrides: toml::Table,
 }
 
 impl Default for FilterConfig {
     fn default() -> Self {
         Self {
-            min_words: default_min_words(),
-            max_words: default_max_words(),
+            preset: default_preset(),
+            overrides: toml::Table::new(),
         }
     }
 }
 
-fn default_min_words() -> usize {
-    3
+impl FilterConfig {
+    /// The preset's values with the overrides applied; the error names the bad key.
+    pub fn rules(&self) -> Result<Rules, String> {
+        Rules::resolve(self.preset, &self.overrides)
+    }
 }
-fn default_max_words() -> usize {
-    256
+
+fn default_preset() -> Preset {
+    Preset::Cc12m
 }
 
 /// The `[fetch]` table.
@@ -487,12 +492,6 @@ pub struct FetchConfig {
     /// Most pixels an image may declare before it is decoded (decompression-bomb guard).
     #[serde(default = "default_max_pixels")]
     pub max_pixels: u64,
-    /// Smallest accepted shorter side of the original, in pixels (0: no minimum).
-    #[serde(default)]
-    pub min_side: u32,
-    /// Largest accepted ratio of longer to shorter side (0: no maximum).
-    #[serde(default)]
-    pub max_aspect: f32,
 }
 
 impl Default for FetchConfig {
@@ -502,8 +501,6 @@ impl Default for FetchConfig {
             jpeg_quality: default_jpeg_quality(),
             max_image_bytes: default_max_image_bytes(),
             max_pixels: default_max_pixels(),
-            min_side: 0,
-            max_aspect: 0.0,
         }
     }
 }
@@ -803,11 +800,9 @@ impl Pipeline {
                 "uses {sample_site} but there is no [sample_site] table",
             );
         }
-        check(
-            self.filter.min_words <= self.filter.max_words,
-            "filter.min_words",
-            "must not exceed filter.max_words",
-        );
+        if let Err(message) = self.filter.rules() {
+            check(false, "filter", &message);
+        }
         check(
             self.fetch.max_side >= 16,
             "fetch.max_side",
@@ -817,11 +812,6 @@ impl Pipeline {
             (1..=100).contains(&self.fetch.jpeg_quality),
             "fetch.jpeg_quality",
             "must be between 1 and 100",
-        );
-        check(
-            self.fetch.max_aspect == 0.0 || self.fetch.max_aspect >= 1.0,
-            "fetch.max_aspect",
-            "must be 0 (no limit) or at least 1",
         );
         check(
             self.fetch.max_pixels >= 1,
@@ -960,8 +950,9 @@ output = "memory://"
     fn minimal_pipeline_gets_defaults() {
         let p = parse(MINIMAL).unwrap();
         assert_eq!(p.bus.partitions, 4);
-        assert_eq!(p.filter.min_words, 3);
-        assert_eq!(p.filter.max_words, 256);
+        let rules = p.filter.rules().unwrap();
+        assert_eq!((rules.min_words, rules.max_words), (3, 256));
+        assert_eq!(p.filter.preset, crate::filter::Preset::Cc12m);
         assert_eq!(p.input_topic(StageName::Write).unwrap(), "pairs");
         assert_eq!(p.input_topic(StageName::Filter).unwrap(), "candidates");
         assert_eq!(p.group(StageName::Fetch), "altflow-fetch");

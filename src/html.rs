@@ -590,6 +590,7 @@ pub fn candidate(image: &ImageRef, page: &Page, page_url: &Url, pages_seen: u32)
         dominance: score,
         dominant: score >= DOMINANT,
         attempt: 0,
+        caption: String::new(),
     }
 }
 

@@ -100,6 +100,19 @@ enum Command {
         #[arg(long, requires = "warc")]
         counts: bool,
     },
+    /// Print the filter presets side by side, with the seed and section each value comes from.
+    Presets,
+    /// Apply a filter preset to candidates read as JSON lines on stdin (`alt`, and optionally
+    /// `image_url`, `page_url`, `width`, `height`, `format`); print one JSON line per input, in
+    /// order: `decision` (accept or reject), `reasons` (every failed rule), `text` (transformed).
+    Filter {
+        /// Preset: cc3m, cc12m, alt200m or lait (default: the pipeline's, else cc12m).
+        #[arg(long)]
+        preset: Option<altflow::filter::Preset>,
+        /// Pipeline file whose [filter] overrides apply.
+        #[arg(long)]
+        pipeline: Option<PathBuf>,
+    },
     /// Check a pipeline file without running it; every problem is reported with its key.
     Validate {
         /// Pipeline file.
@@ -259,6 +272,8 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
             (_, _, Some(warc)) => extract_warc(&warc, counts)?,
             _ => bail!("give --html FILE --base-url URL, or --warc FILE"),
         },
+        Command::Presets => print_presets(),
+        Command::Filter { preset, pipeline } => filter_stdin(preset, pipeline)?,
         Command::Validate { pipeline: path } => {
             let pipeline = Pipeline::load(&path)?;
             let stages: Vec<&str> = pipeline.stages.iter().map(|s| s.as_str()).collect();
@@ -390,5 +405,114 @@ async fn inspect(shard: &str, limit: usize, json: bool) -> anyhow::Result<()> {
     if !json {
         println!("{} sample(s) in {shard}", order.len());
     }
+    Ok(())
+}
+
+fn print_presets() {
+    use altflow::filter::{Preset, Rules, presets::SOURCES};
+    let tables: Vec<toml::Table> = Preset::ALL
+        .iter()
+        .map(|p| toml::Table::try_from(Rules::of(*p)).expect("rules serialise"))
+        .collect();
+    let show = |v: &toml::Value| match v {
+        toml::Value::Array(a) if a.len() > 3 => format!("[{} entries]", a.len()),
+        toml::Value::String(s) if s.is_empty() => "\"\"".to_string(),
+        other => other.to_string(),
+    };
+    println!(
+        "{:<24}{:<22}{:<22}{:<22}{:<22}",
+        "rule", "cc3m", "cc12m", "alt200m", "lait"
+    );
+    for (field, _) in SOURCES {
+        print!("{field:<24}");
+        for table in &tables {
+            print!("{:<22}", show(&table[*field]));
+        }
+        println!();
+    }
+    println!("\nwhere each value comes from (seed file number and section; altflow: our choice):");
+    for (field, sources) in SOURCES {
+        println!("{field}");
+        for (preset, source) in Preset::ALL.iter().zip(sources) {
+            println!("  {:<8} {source}", preset.as_str());
+        }
+    }
+}
+
+fn filter_stdin(
+    preset: Option<altflow::filter::Preset>,
+    pipeline: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    use std::io::{BufRead, Write};
+    let mut config = match &pipeline {
+        Some(path) => Pipeline::load(path)?.filter,
+        None => altflow::config::FilterConfig::default(),
+    };
+    if let Some(preset) = preset {
+        config.preset = preset;
+    }
+    let rules = config
+        .rules()
+        .map_err(|e| anyhow::anyhow!("[filter]: {e}"))?;
+    let image_rules = rules.image();
+    let mut filter = altflow::filter::TextFilter::new(rules);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for (number, line) in std::io::stdin().lock().lines().enumerate() {
+        let line = line.context("reading stdin")?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let input: serde_json::Value = match serde_json::from_str(&line) {
+            Ok(value) => value,
+            Err(e) => {
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({"line": number + 1, "error": e.to_string()})
+                )?;
+                continue;
+            }
+        };
+        let Some(alt) = input.get("alt").and_then(|a| a.as_str()) else {
+            let error = "no string field `alt`";
+            writeln!(
+                out,
+                "{}",
+                serde_json::json!({"line": number + 1, "error": error})
+            )?;
+            continue;
+        };
+        let decision = filter.check(alt);
+        let mut reasons: Vec<&str> = decision.reasons.iter().map(|r| r.as_str()).collect();
+        let size = |key: &str| input.get(key).and_then(|v| v.as_u64()).map(|v| v as u32);
+        if let (Some(width), Some(height)) = (size("width"), size("height")) {
+            let format = input.get("format").and_then(|f| f.as_str()).unwrap_or("");
+            let format = if format == "jpg" { "jpeg" } else { format };
+            let rules = altflow::filter::ImageRules {
+                // An unknown format is not held against the image.
+                formats: if format.is_empty() {
+                    Vec::new()
+                } else {
+                    image_rules.formats.clone()
+                },
+                ..image_rules.clone()
+            };
+            if let Some((reason, _)) = rules.check(format, width, height) {
+                reasons.push(reason.as_str());
+            }
+        }
+        let decision_name = if reasons.is_empty() {
+            "accept"
+        } else {
+            "reject"
+        };
+        writeln!(
+            out,
+            "{}",
+            serde_json::json!({"decision": decision_name, "reasons": reasons, "text": decision.text})
+        )?;
+    }
+    out.flush()?;
     Ok(())
 }

@@ -121,6 +121,10 @@ pub struct Candidate {
     /// Earlier download attempts that failed transiently (0 on the first try).
     #[prost(uint32, tag = "19")]
     pub attempt: u32,
+    /// The caption after the filter's transformations (PERSON tokens, sentence choice, cleaning);
+    /// empty before the filter or when it left the alt text as it was.
+    #[prost(string, tag = "20")]
+    pub caption: String,
 }
 
 impl Record for Candidate {
@@ -219,12 +223,16 @@ impl Sample {
         self.candidate.as_ref().map_or("", |c| c.id.as_str())
     }
 
-    /// The caption to train on: the transformed caption if a stage set one, else the alt text.
+    /// The caption to train on: the sample's caption if a later stage set one, else the filter's
+    /// transformed caption, else the alt text.
     pub fn caption(&self) -> &str {
-        if self.caption.is_empty() {
-            self.candidate.as_ref().map_or("", |c| c.alt.as_str())
-        } else {
-            &self.caption
+        if !self.caption.is_empty() {
+            return &self.caption;
+        }
+        match &self.candidate {
+            Some(c) if !c.caption.is_empty() => &c.caption,
+            Some(c) => &c.alt,
+            None => "",
         }
     }
 }

@@ -150,7 +150,7 @@ fn crawl_keys(port: u16) -> BTreeSet<String> {
 fn a_local_warc_of_the_site_yields_the_crawled_samples() {
     let port = common::free_port();
     let crawled = crawl_keys(port);
-    assert_eq!(crawled.len(), 16);
+    assert_eq!(crawled.len(), 15);
 
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
@@ -195,7 +195,7 @@ fn a_warc_in_s3_is_streamed_from_the_bucket() {
         Some(&url),
         &store_options.join(", "),
     ));
-    assert_eq!(shard_keys(&dir.path().join("out")).len(), 16, "{funnel}");
+    assert_eq!(shard_keys(&dir.path().join("out")).len(), 15, "{funnel}");
 
     // A missing object is an error naming it, logged, and the run goes on to an empty result.
     let missing = format!("s3://{bucket}/crawl/missing.warc.gz");

@@ -234,7 +234,8 @@ fn every_failure_has_its_reason_code() {
         <img src="/img/ok.jpg" alt="two words">
         <img src="http://nonexistent.invalid/a.jpg" alt="a host that does not exist">
         <img src="http://127.0.0.1:{closed}/a.jpg" alt="a port nobody listens on">
-        <img src="https://127.0.0.1:{plain}/a.jpg" alt="TLS to a plain HTTP server">
+        <img src="https://127.0.0.1:{plain}/a.jpg" alt="a secure request to a plain server">
+        <img src="/img/ok.jpg" alt="une photo de la tour au bord de la mer">
         <img src="/img/missing.jpg" alt="an image that is not there">
         <img src="/err/a.jpg" alt="an image behind a broken server">
         <img src="/img/secret.jpg" alt="an image robots.txt forbids">
@@ -304,8 +305,11 @@ min_host_delay = "0ms"
 max_attempts = 1
 [fetch]
 max_image_bytes = 200000
+[filter]
 min_side = 200
 max_aspect = 2.5
+rare_word_min_count = 0
+formats = []
 "#,
         r#"flush_after = "1s"
 "#,
@@ -334,7 +338,7 @@ max_aspect = 2.5
         "crawl",
         &["robots", "noai", "not_html", "http_4xx", "timeout"],
     );
-    expect("filter", &["too_few_words"]);
+    expect("filter", &["too_few_words", "language"]);
     expect(
         "fetch",
         &[
@@ -392,8 +396,9 @@ allow_networks = ["127.0.0.0/8"]
 min_host_delay = "0ms"
 [retry]
 max_attempts = 1
-[fetch]
+[filter]
 min_side = 200
+rare_word_min_count = 0
 "#,
         r#"flush_after = "500ms"
 "#,

@@ -5,6 +5,7 @@
 use std::io::Cursor;
 
 use altflow::config::FetchConfig;
+use altflow::filter::ImageRules;
 use altflow::record::{Record, Sample};
 use altflow::stages::fetch::process_image;
 use altflow::writer::tar;
@@ -55,12 +56,12 @@ fn image_pipeline_survives_corrupt_images() {
         encoded(image::ImageFormat::WebP),
     ];
     for v in &valid {
-        assert!(process_image(v, &config).is_ok());
+        assert!(process_image(v, &config, &ImageRules::default()).is_ok());
     }
     for round in 0..ROUNDS {
         let input = mutate(&mut rng, &valid[round % valid.len()]);
         // Either outcome is fine; a panic is not.
-        if let Ok(image) = process_image(&input, &config) {
+        if let Ok(image) = process_image(&input, &config, &ImageRules::default()) {
             assert!(image.width <= 32 && image.height <= 32);
         }
     }

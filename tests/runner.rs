@@ -66,7 +66,10 @@ async fn malformed_input_goes_to_dead_letter_and_the_stage_goes_on() {
         batch_size: 2,
         poll_timeout: Duration::from_millis(50),
     };
-    let stage = FilterStage::new(FilterConfig::default(), Arc::from("accepted"));
+    let stage = FilterStage::new(
+        FilterConfig::default().rules().unwrap(),
+        Arc::from("accepted"),
+    );
     let (stop, shutdown) = watch::channel(false);
     let input = bus.consumer("filter", &["in".into()]).await.unwrap();
     let task = tokio::spawn(run_stage(

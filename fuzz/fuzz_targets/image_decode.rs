@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
         max_pixels: 4_000_000,
         ..FetchConfig::default()
     };
-    if let Ok(image) = altflow::stages::fetch::process_image(data, &config) {
+    if let Ok(image) = altflow::stages::fetch::process_image(data, &config, &altflow::filter::ImageRules::default()) {
         assert!(image.width.max(image.height) <= 64);
         assert_eq!(&image.jpeg[..2], &[0xff, 0xd8]);
     }

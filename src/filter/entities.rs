@@ -41,16 +41,31 @@ pub struct Span {
 }
 
 const TITLES: [&str; 14] = [
-    "Mr", "Mrs", "Ms", "Miss", "Dr", "Prof", "Sir", "Dame", "Lady", "Lord", "President",
-    "Senator", "Governor", "Mayor",
+    "Mr",
+    "Mrs",
+    "Ms",
+    "Miss",
+    "Dr",
+    "Prof",
+    "Sir",
+    "Dame",
+    "Lady",
+    "Lord",
+    "President",
+    "Senator",
+    "Governor",
+    "Mayor",
 ];
+
+/// A listed entity: its words and kind.
+type Listed = (Vec<Box<str>>, Entity);
 
 /// The gazetteer.
 pub struct Names {
     first: HashSet<Box<str>, RandomState>,
     last: HashSet<Box<str>, RandomState>,
     /// Listed entities by their first word: (all words, kind).
-    listed: HashMap<Box<str>, Vec<(Vec<Box<str>>, Entity)>, RandomState>,
+    listed: HashMap<Box<str>, Vec<Listed>, RandomState>,
 }
 
 impl Names {
@@ -75,8 +90,7 @@ impl Names {
                 .filter(|l| !l.is_empty())
                 .collect::<HashSet<_, RandomState>>()
         };
-        let mut listed: HashMap<Box<str>, Vec<(Vec<Box<str>>, Entity)>, RandomState> =
-            HashMap::default();
+        let mut listed: HashMap<Box<str>, Vec<Listed>, RandomState> = HashMap::default();
         for line in entities.lines().filter(|l| !l.starts_with(";;;")) {
             let mut words: Vec<&str> = line.split_whitespace().collect();
             let entity = match words.pop() {
@@ -111,7 +125,10 @@ impl Names {
                 i += 1;
                 continue;
             }
-            if let Some(span) = self.listed_at(tokens, i).or_else(|| self.person_at(tokens, i, tagger)) {
+            if let Some(span) = self
+                .listed_at(tokens, i)
+                .or_else(|| self.person_at(tokens, i, tagger))
+            {
                 i = span.end;
                 spans.push(span);
             } else {
@@ -125,9 +142,9 @@ impl Names {
         let candidates = self.listed.get(tokens[i].text)?;
         candidates.iter().find_map(|(words, entity)| {
             let end = i + words.len();
-            let matches = tokens.get(i..end).is_some_and(|run| {
-                run.iter().zip(words).all(|(t, w)| t.text == &**w)
-            });
+            let matches = tokens
+                .get(i..end)
+                .is_some_and(|run| run.iter().zip(words).all(|(t, w)| t.text == &**w));
             matches.then_some(Span {
                 start: i,
                 end,
@@ -185,22 +202,37 @@ mod tests {
                     Entity::Person => "PERSON",
                     Entity::Location => "LOC",
                 };
-                format!("{kind}:{}", &text[tokens[s.start].start..tokens[s.end - 1].end()])
+                format!(
+                    "{kind}:{}",
+                    &text[tokens[s.start].start..tokens[s.end - 1].end()]
+                )
             })
             .collect()
     }
 
     #[test]
     fn real_names_are_found() {
-        assert_eq!(people("Harrison Ford at the premiere"), ["PERSON:Harrison Ford"]);
+        assert_eq!(
+            people("Harrison Ford at the premiere"),
+            ["PERSON:Harrison Ford"]
+        );
         assert_eq!(
             people("portrait of Emma Watson in Paris"),
             ["PERSON:Emma Watson", "LOC:Paris"]
         );
-        assert_eq!(people("John F. Kennedy giving a speech"), ["PERSON:John F. Kennedy"]);
+        assert_eq!(
+            people("John F. Kennedy giving a speech"),
+            ["PERSON:John F. Kennedy"]
+        );
         // "Dr." ends the run at its dot; the name itself is still found.
-        assert_eq!(people("Dr. Maria Gonzalez in her lab"), ["PERSON:Maria Gonzalez"]);
-        assert_eq!(people("Dr Maria Gonzalez in her lab"), ["PERSON:Dr Maria Gonzalez"]);
+        assert_eq!(
+            people("Dr. Maria Gonzalez in her lab"),
+            ["PERSON:Maria Gonzalez"]
+        );
+        assert_eq!(
+            people("Dr Maria Gonzalez in her lab"),
+            ["PERSON:Dr Maria Gonzalez"]
+        );
         assert_eq!(people("Albert Einstein"), ["PERSON:Albert Einstein"]);
     }
 

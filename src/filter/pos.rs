@@ -311,7 +311,8 @@ impl Tagger {
     fn apply_context(&self, tokens: &[Token<'_>], tags: &mut [Tag]) {
         // Which tags occur, so that most of the ~300 rules are skipped at once.
         let mut present = [0u64; 4];
-        let mark = |present: &mut [u64; 4], t: Tag| present[usize::from(t.0 >> 6)] |= 1 << (t.0 & 63);
+        let mark =
+            |present: &mut [u64; 4], t: Tag| present[usize::from(t.0 >> 6)] |= 1 << (t.0 & 63);
         for &t in tags.iter() {
             mark(&mut present, t);
         }
@@ -330,7 +331,9 @@ impl Tagger {
                 let fires = match &rule.context {
                     Context::TagAt(offsets, t) => offsets.iter().any(|&o| tag_at(o) == *t),
                     Context::Tags([o1, o2], [t1, t2]) => tag_at(*o1) == *t1 && tag_at(*o2) == *t2,
-                    Context::WordAt(offsets, w) => offsets.iter().any(|&o| word_at(o) == Some(&**w)),
+                    Context::WordAt(offsets, w) => {
+                        offsets.iter().any(|&o| word_at(o) == Some(&**w))
+                    }
                     Context::Words([o1, o2], [w1, w2]) => {
                         word_at(*o1) == Some(&**w1) && word_at(*o2) == Some(&**w2)
                     }
@@ -407,7 +410,10 @@ mod tests {
     #[test]
     fn malformed_data_is_refused_with_its_line() {
         let error = Tagger::parse("a DT\nbad\n", "", "").err().unwrap();
-        assert_eq!(error.to_string(), "en-lexicon.txt line 2: expected a word and a tag");
+        assert_eq!(
+            error.to_string(),
+            "en-lexicon.txt line 2: expected a word and a tag"
+        );
         let error = Tagger::parse("", "", "NN VB SOMETHING X\n").err().unwrap();
         assert!(error.to_string().starts_with("en-context.txt line 1"));
     }

@@ -209,7 +209,9 @@ impl Rules {
             }
             table.insert(key.clone(), value.clone());
         }
-        let rules: Rules = table.try_into().map_err(|e: toml::de::Error| e.to_string())?;
+        let rules: Rules = table
+            .try_into()
+            .map_err(|e: toml::de::Error| e.to_string())?;
         rules.validate()?;
         Ok(rules)
     }
@@ -229,7 +231,10 @@ impl Rules {
             return Err("`min_words` is above `max_words`".into());
         }
         if !(1..=super::sketch::MAX_DEPTH).contains(&self.sketch_depth) {
-            return Err(format!("`sketch_depth` must be 1–{}", super::sketch::MAX_DEPTH));
+            return Err(format!(
+                "`sketch_depth` must be 1–{}",
+                super::sketch::MAX_DEPTH
+            ));
         }
         if !(16..=1 << 28).contains(&self.sketch_width) {
             return Err("`sketch_width` must be 16–268435456".into());
@@ -289,32 +294,176 @@ const SPAM: &[&str] = &[
 
 /// Where each value of each preset comes from, per field: (cc3m, cc12m, alt200m, lait).
 pub const SOURCES: &[(&str, [&str; 4])] = &[
-    ("languages", ["000 §2.2 (language filter)", "000 §2.2 (kept)", "— (004 needs English words only via its vocabulary)", "003 §3.1 (English sentences)"]),
-    ("min_words", ["000 §2.2 (CC12M's bound; CC3M's own is not given)", "000 §2.2: 3–256 words", "004 §3.1: captions of 2–3 unigrams kept", "003 §3.1: \"normal length\" (not given)"]),
-    ("max_words", ["000 §2.2", "000 §2.2", "—", "altflow: 64 (mean 13 words, 003 §3)"]),
-    ("split_sentences", ["—", "—", "004 §3.1: split at punctuation, keep the longest part", "—"]),
-    ("require_noun", ["000 §2.2", "000 §2.2: noun and determiner required", "—", "—"]),
+    (
+        "languages",
+        [
+            "000 §2.2 (language filter)",
+            "000 §2.2 (kept)",
+            "— (004 needs English words only via its vocabulary)",
+            "003 §3.1 (English sentences)",
+        ],
+    ),
+    (
+        "min_words",
+        [
+            "000 §2.2 (CC12M's bound; CC3M's own is not given)",
+            "000 §2.2: 3–256 words",
+            "004 §3.1: captions of 2–3 unigrams kept",
+            "003 §3.1: \"normal length\" (not given)",
+        ],
+    ),
+    (
+        "max_words",
+        [
+            "000 §2.2",
+            "000 §2.2",
+            "—",
+            "altflow: 64 (mean 13 words, 003 §3)",
+        ],
+    ),
+    (
+        "split_sentences",
+        [
+            "—",
+            "—",
+            "004 §3.1: split at punctuation, keep the longest part",
+            "—",
+        ],
+    ),
+    (
+        "require_noun",
+        [
+            "000 §2.2",
+            "000 §2.2: noun and determiner required",
+            "—",
+            "—",
+        ],
+    ),
     ("require_determiner", ["000 §2.2", "000 §2.2", "—", "—"]),
-    ("require_preposition", ["000 §2.2: CC3M required prepositions", "000 §2.2: permitted without", "—", "—"]),
-    ("max_repetition", ["000 §2.2 (CC12M's value)", "000 §2.2: 0.2", "—", "—"]),
-    ("rare_word_min_count", ["000 §2.2: rare below 5", "000 §2.2: rare below 20", "—", "—"]),
-    ("vocabulary_min_count", ["—", "—", "004 §3.1: unigrams seen < 5 times removed", "—"]),
-    ("max_oov_ratio", ["—", "—", "—", "003 §3.1: \"high ratio\" (altflow: 0.3)"]),
-    ("unwanted_phrases", ["000 §2.2: pre-defined unwanted phrases (list not published)", "000 §2.2", "—", "—"]),
-    ("spam_words", ["—", "—", "—", "003 §3.1: spam/pornography words"]),
-    ("clean_noise", ["—", "—", "—", "003 §3.1: bad spans and noisy words"]),
-    ("max_capitalized_ratio", ["000 §2.2: CC3M's capitalisation heuristic (altflow: 0.5)", "000 §2.2: discarded", "—", "—"]),
-    ("boilerplate_phrases", ["—", "—", "004 §3.1: stock image, 3D illustration, vector photo", "—"]),
-    ("boilerplate_max_count", ["—", "—", "004 §3.1: too frequent sentences (altflow: 1000)", "—"]),
-    ("person_token", ["000 §2.2: hypernymised (approximated by \"person\")", "000 §2.2: PERSON", "004 §3.1: <PERSON>", "—"]),
-    ("location_token", ["000 §2.2: hypernymised (approximated by \"place\")", "—", "004 §3.1: <LOC>", "—"]),
-    ("replace_digits", ["000 §2.2: digits replaced by #", "000 §2.2: not replaced", "—", "—"]),
+    (
+        "require_preposition",
+        [
+            "000 §2.2: CC3M required prepositions",
+            "000 §2.2: permitted without",
+            "—",
+            "—",
+        ],
+    ),
+    (
+        "max_repetition",
+        ["000 §2.2 (CC12M's value)", "000 §2.2: 0.2", "—", "—"],
+    ),
+    (
+        "rare_word_min_count",
+        [
+            "000 §2.2: rare below 5",
+            "000 §2.2: rare below 20",
+            "—",
+            "—",
+        ],
+    ),
+    (
+        "vocabulary_min_count",
+        ["—", "—", "004 §3.1: unigrams seen < 5 times removed", "—"],
+    ),
+    (
+        "max_oov_ratio",
+        ["—", "—", "—", "003 §3.1: \"high ratio\" (altflow: 0.3)"],
+    ),
+    (
+        "unwanted_phrases",
+        [
+            "000 §2.2: pre-defined unwanted phrases (list not published)",
+            "000 §2.2",
+            "—",
+            "—",
+        ],
+    ),
+    (
+        "spam_words",
+        ["—", "—", "—", "003 §3.1: spam/pornography words"],
+    ),
+    (
+        "clean_noise",
+        ["—", "—", "—", "003 §3.1: bad spans and noisy words"],
+    ),
+    (
+        "max_capitalized_ratio",
+        [
+            "000 §2.2: CC3M's capitalisation heuristic (altflow: 0.5)",
+            "000 §2.2: discarded",
+            "—",
+            "—",
+        ],
+    ),
+    (
+        "boilerplate_phrases",
+        [
+            "—",
+            "—",
+            "004 §3.1: stock image, 3D illustration, vector photo",
+            "—",
+        ],
+    ),
+    (
+        "boilerplate_max_count",
+        [
+            "—",
+            "—",
+            "004 §3.1: too frequent sentences (altflow: 1000)",
+            "—",
+        ],
+    ),
+    (
+        "person_token",
+        [
+            "000 §2.2: hypernymised (approximated by \"person\")",
+            "000 §2.2: PERSON",
+            "004 §3.1: <PERSON>",
+            "—",
+        ],
+    ),
+    (
+        "location_token",
+        [
+            "000 §2.2: hypernymised (approximated by \"place\")",
+            "—",
+            "004 §3.1: <LOC>",
+            "—",
+        ],
+    ),
+    (
+        "replace_digits",
+        [
+            "000 §2.2: digits replaced by #",
+            "000 §2.2: not replaced",
+            "—",
+            "—",
+        ],
+    ),
     ("sketch_width", ["altflow", "altflow", "altflow", "altflow"]),
     ("sketch_depth", ["altflow", "altflow", "altflow", "altflow"]),
-    ("formats", ["000 §2.2: JPEG only", "000 §2.2: JPEG only", "—", "—"]),
-    ("min_side", ["000 §2.2: > 400 px", "000 §2.2: > 400 px", "—", "003 §3.1: width and height > 300 px"]),
-    ("min_longer_side", ["—", "—", "004 §3.1: longer side > 200 px", "—"]),
-    ("max_aspect", ["000 §2.2: 2", "000 §2.2: 2.5", "004 §3.1: < 3", "—"]),
+    (
+        "formats",
+        ["000 §2.2: JPEG only", "000 §2.2: JPEG only", "—", "—"],
+    ),
+    (
+        "min_side",
+        [
+            "000 §2.2: > 400 px",
+            "000 §2.2: > 400 px",
+            "—",
+            "003 §3.1: width and height > 300 px",
+        ],
+    ),
+    (
+        "min_longer_side",
+        ["—", "—", "004 §3.1: longer side > 200 px", "—"],
+    ),
+    (
+        "max_aspect",
+        ["000 §2.2: 2", "000 §2.2: 2.5", "004 §3.1: < 3", "—"],
+    ),
 ];
 
 #[cfg(test)]
@@ -343,10 +492,22 @@ mod tests {
         assert_eq!((rules.max_aspect, rules.min_side), (3.0, 200));
         assert_eq!(rules.max_repetition, 0.2);
         let bad: toml::Table = toml::from_str("max_aspec = 3.0").unwrap();
-        assert!(Rules::resolve(Preset::Cc12m, &bad).unwrap_err().contains("max_aspec"));
+        assert!(
+            Rules::resolve(Preset::Cc12m, &bad)
+                .unwrap_err()
+                .contains("max_aspec")
+        );
         let bad: toml::Table = toml::from_str("max_repetition = 2.0").unwrap();
-        assert!(Rules::resolve(Preset::Cc12m, &bad).unwrap_err().contains("max_repetition"));
+        assert!(
+            Rules::resolve(Preset::Cc12m, &bad)
+                .unwrap_err()
+                .contains("max_repetition")
+        );
         let bad: toml::Table = toml::from_str("min_words = \"three\"").unwrap();
-        assert!(Rules::resolve(Preset::Cc12m, &bad).unwrap_err().contains("min_words"));
+        assert!(
+            Rules::resolve(Preset::Cc12m, &bad)
+                .unwrap_err()
+                .contains("min_words")
+        );
     }
 }

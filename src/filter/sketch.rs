@@ -50,10 +50,7 @@ impl CountMinSketch {
 
     /// The estimated count of `key`.
     pub fn estimate(&self, key: &[u8]) -> u32 {
-        self.cells(key)
-            .map(|c| self.counters[c])
-            .min()
-            .unwrap_or(0)
+        self.cells(key).map(|c| self.counters[c]).min().unwrap_or(0)
     }
 
     /// Counts one more `key` and returns its new estimate. Conservative update: only the counters

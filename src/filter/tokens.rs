@@ -58,20 +58,18 @@ pub fn tokenize(text: &str) -> Vec<Token<'_>> {
         }
         let mut end = start + c.len_utf8();
         while let Some(&(i, c)) = chars.peek() {
-            if is_word_char(c) {
-                chars.next();
-                end = i + c.len_utf8();
-            } else if joins_words(c)
-                && text[i + c.len_utf8()..]
-                    .chars()
-                    .next()
-                    .is_some_and(is_word_char)
-            {
-                chars.next();
-                end = i + c.len_utf8();
-            } else {
+            let joins = || {
+                joins_words(c)
+                    && text[i + c.len_utf8()..]
+                        .chars()
+                        .next()
+                        .is_some_and(is_word_char)
+            };
+            if !is_word_char(c) && !joins() {
                 break;
             }
+            chars.next();
+            end = i + c.len_utf8();
         }
         let word = &text[start..end];
         // "children's" → "children" + "'s", as the Penn Treebank (and so the lexicon) splits them.
@@ -114,7 +112,9 @@ mod tests {
     fn words_and_punctuation_are_split_with_their_offsets() {
         assert_eq!(
             texts("A dog's x-ray, in the U.S. (2019)!"),
-            ["A", "dog", "'s", "x-ray", ",", "in", "the", "U.S", ".", "(", "2019", ")", "!"]
+            [
+                "A", "dog", "'s", "x-ray", ",", "in", "the", "U.S", ".", "(", "2019", ")", "!"
+            ]
         );
         let tokens = tokenize("  héllo  wörld");
         assert_eq!(tokens[1].start, 10);

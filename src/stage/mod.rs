@@ -30,6 +30,9 @@ pub enum StageError {
     /// Writing a shard failed.
     #[error("writer: {0}")]
     Writer(#[from] crate::writer::WriterError),
+    /// The filter's rules do not resolve (a pipeline built without validation).
+    #[error("filter rules: {0}")]
+    Rules(String),
     /// An HTTP client could not be built.
     #[error("http client: {0}")]
     Http(#[from] crate::http::HttpError),

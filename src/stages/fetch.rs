@@ -14,6 +14,7 @@ use image::{ImageFormat, ImageReader, Limits};
 use sha2::{Digest, Sha256};
 
 use crate::config::{FetchConfig, RetryConfig};
+use crate::filter::ImageRules;
 use crate::http::FetchError;
 use crate::imaging;
 use crate::reason::Reason;
@@ -38,11 +39,13 @@ fn refuse(reason: Reason, detail: impl Into<String>) -> ImageRejection {
     }
 }
 
-/// The image rules that apply to an original's dimensions.
-pub fn check_dimensions(
+/// The checks on an original's header: the decompression-bomb guard, then the preset's image rules.
+pub fn check_header(
+    format: &str,
     width: u32,
     height: u32,
     config: &FetchConfig,
+    rules: &ImageRules,
 ) -> Result<(), ImageRejection> {
     if u64::from(width) * u64::from(height) > config.max_pixels {
         return Err(refuse(
@@ -50,28 +53,18 @@ pub fn check_dimensions(
             format!("{width}x{height} exceeds {} pixels", config.max_pixels),
         ));
     }
-    let (short, long) = (width.min(height), width.max(height));
-    if short == 0 || short < config.min_side {
-        return Err(refuse(
-            Reason::TooSmall,
-            format!("{width}x{height}, shorter side below {}", config.min_side),
-        ));
+    match rules.check(format, width, height) {
+        Some((reason, detail)) => Err(refuse(reason, detail)),
+        None => Ok(()),
     }
-    let aspect = long as f32 / short as f32;
-    if config.max_aspect > 0.0 && aspect > config.max_aspect {
-        return Err(refuse(
-            Reason::Aspect,
-            format!(
-                "{width}x{height}, aspect {aspect:.2} above {}",
-                config.max_aspect
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// Turns downloaded bytes into the training image, or says why not. CPU-bound: call off the executor.
-pub fn process_image(bytes: &[u8], config: &FetchConfig) -> Result<Image, ImageRejection> {
+pub fn process_image(
+    bytes: &[u8],
+    config: &FetchConfig,
+    rules: &ImageRules,
+) -> Result<Image, ImageRejection> {
     let format = image::guess_format(bytes)
         .map_err(|_| refuse(Reason::NotImage, "no known image signature"))?;
     let name = match format {
@@ -89,7 +82,7 @@ pub fn process_image(bytes: &[u8], config: &FetchConfig) -> Result<Image, ImageR
     let (width, height) = ImageReader::with_format(Cursor::new(bytes), format)
         .into_dimensions()
         .map_err(|e| refuse(Reason::DecodeError, e.to_string()))?;
-    check_dimensions(width, height, config)?;
+    check_header(name, width, height, config, rules)?;
 
     let mut limits = Limits::default();
     limits.max_image_width = Some(width);
@@ -123,6 +116,7 @@ pub fn process_image(bytes: &[u8], config: &FetchConfig) -> Result<Image, ImageR
 pub struct FetchStage {
     web: Arc<Web>,
     config: Arc<FetchConfig>,
+    rules: Arc<ImageRules>,
     concurrency: usize,
     output: Arc<str>,
     retry: RetryConfig,
@@ -133,6 +127,7 @@ impl FetchStage {
     pub fn new(
         web: Arc<Web>,
         config: FetchConfig,
+        rules: ImageRules,
         retry: RetryConfig,
         concurrency: usize,
         output: Arc<str>,
@@ -141,6 +136,7 @@ impl FetchStage {
             retry,
             web,
             config: Arc::new(config),
+            rules: Arc::new(rules),
             concurrency,
             output,
         }
@@ -158,14 +154,15 @@ impl Stage for FetchStage {
     ) -> Result<(), StageError> {
         let web = &self.web;
         let config = &self.config;
+        let rules = &self.rules;
         let mut results = futures::stream::iter(batch)
             .map(|input| async move {
                 let candidate = input.record;
                 let result = match web.get(&candidate.image_url, config.max_image_bytes).await {
                     Err(error) => Err(error),
                     Ok(fetched) => {
-                        let config = config.clone();
-                        cpu::run(move || process_image(&fetched.body, &config))
+                        let (config, rules) = (config.clone(), rules.clone());
+                        cpu::run(move || process_image(&fetched.body, &config, &rules))
                             .await
                             .unwrap_or_else(|e| {
                                 Err(refuse(
@@ -222,9 +219,16 @@ mod tests {
     fn config() -> FetchConfig {
         FetchConfig {
             max_side: 64,
-            min_side: 10,
-            max_aspect: 2.5,
             ..FetchConfig::default()
+        }
+    }
+
+    fn rules() -> ImageRules {
+        ImageRules {
+            formats: Vec::new(),
+            min_side: 10,
+            min_longer_side: 0,
+            max_aspect: 2.5,
         }
     }
 
@@ -239,7 +243,7 @@ mod tests {
     #[test]
     fn resizes_keeping_aspect_and_reencodes_jpeg() {
         let bytes = png(200, 100);
-        let image = process_image(&bytes, &config()).unwrap();
+        let image = process_image(&bytes, &config(), &rules()).unwrap();
         assert_eq!((image.width, image.height), (64, 32));
         assert_eq!((image.original_width, image.original_height), (200, 100));
         assert_eq!(image.original_format, "png");
@@ -251,16 +255,33 @@ mod tests {
 
     #[test]
     fn small_images_are_not_enlarged() {
-        let image = process_image(&png(40, 30), &config()).unwrap();
+        let image = process_image(&png(40, 30), &config(), &rules()).unwrap();
         assert_eq!((image.width, image.height), (40, 30));
     }
 
     #[test]
     fn rules_reject_with_their_reason() {
-        let reason = |bytes: &[u8]| process_image(bytes, &config()).unwrap_err().reason;
+        let reason = |bytes: &[u8]| {
+            process_image(bytes, &config(), &rules())
+                .unwrap_err()
+                .reason
+        };
         assert_eq!(reason(&png(8, 40)), Reason::TooSmall);
         assert_eq!(reason(&png(300, 100)), Reason::Aspect);
         assert_eq!(reason(b"<html>not an image</html>"), Reason::NotImage);
+        let jpeg_only = ImageRules {
+            formats: vec!["jpeg".into()],
+            ..rules()
+        };
+        let refused = process_image(&png(40, 30), &config(), &jpeg_only).unwrap_err();
+        assert_eq!(refused.reason, Reason::Format);
+        let longer = ImageRules {
+            min_longer_side: 201,
+            ..rules()
+        };
+        let refused = process_image(&png(200, 150), &config(), &longer).unwrap_err();
+        assert_eq!(refused.reason, Reason::TooSmall);
+        assert!(process_image(&png(201, 150), &config(), &longer).is_ok());
         let mut truncated = png(50, 50);
         truncated.truncate(60);
         assert_eq!(reason(&truncated), Reason::DecodeError);
@@ -275,10 +296,10 @@ mod tests {
         img.write_to(&mut gif, ImageFormat::Gif).unwrap();
         let mut bomb = gif.into_inner();
         bomb[6..10].copy_from_slice(&[0xff, 0xff, 0xff, 0xff]);
-        let err = process_image(&bomb, &config()).unwrap_err();
+        let err = process_image(&bomb, &config(), &rules()).unwrap_err();
         assert_eq!(err.reason, Reason::TooManyPixels, "{err:?}");
         assert_eq!(
-            check_dimensions(10_000, 10_000, &config())
+            check_header("png", 10_000, 10_000, &config(), &rules())
                 .unwrap_err()
                 .reason,
             Reason::TooManyPixels
