@@ -17,6 +17,7 @@ use crate::record::{Candidate, CrawlRequest, Record};
 use crate::stage::StageError;
 use crate::stage::runner::{RunnerSettings, run_stage};
 use crate::stages::crawl::CrawlStage;
+use crate::stages::dedup::DedupStage;
 use crate::stages::failures::FailuresStage;
 use crate::stages::fetch::FetchStage;
 use crate::stages::filter::FilterStage;
@@ -292,7 +293,13 @@ pub fn spawn_stage(
                 pipeline.retry.clone(),
                 concurrency,
                 output,
-            );
+            )
+            .keyed_by_content(pipeline.stages.contains(&StageName::Dedup));
+            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+        }
+        StageName::Dedup => {
+            let s = DedupStage::from_config(pipeline.dedup.clone(), output)
+                .map_err(|e| fail(e.into()))?;
             tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
         }
         StageName::Retry => {

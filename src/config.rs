@@ -71,6 +71,9 @@ pub enum StageName {
     Filter,
     /// Downloads, checks and re-encodes images.
     Fetch,
+    /// Keeps one text per image, drops texts shared by too many images, exact and near duplicates
+    /// and test-set images.
+    Dedup,
     /// Writes WebDataset shards and Parquet indexes.
     Write,
     /// Sends transiently failed records back to their stage after a backoff.
@@ -81,10 +84,11 @@ pub enum StageName {
 
 impl StageName {
     /// Every stage, in dataflow order.
-    pub const ALL: [StageName; 6] = [
+    pub const ALL: [StageName; 7] = [
         StageName::Crawl,
         StageName::Filter,
         StageName::Fetch,
+        StageName::Dedup,
         StageName::Write,
         StageName::Retry,
         StageName::Failures,
@@ -96,6 +100,7 @@ impl StageName {
             StageName::Crawl => "crawl",
             StageName::Filter => "filter",
             StageName::Fetch => "fetch",
+            StageName::Dedup => "dedup",
             StageName::Write => "write",
             StageName::Retry => "retry",
             StageName::Failures => "failures",
@@ -108,6 +113,7 @@ impl StageName {
             StageName::Crawl => "candidates",
             StageName::Filter => "accepted",
             StageName::Fetch => "pairs",
+            StageName::Dedup => "unique",
             StageName::Write => "shards",
             // The retry stage sends each record back to the topic it came from.
             StageName::Retry => "retry",
@@ -163,6 +169,9 @@ pub struct Pipeline {
     /// The fetch stage.
     #[serde(default)]
     pub fetch: FetchConfig,
+    /// The dedup stage (aggregation of texts per image, duplicates, test sets).
+    #[serde(default)]
+    pub dedup: DedupConfig,
     /// Retries of transient failures (crawl and fetch).
     #[serde(default)]
     pub retry: RetryConfig,
@@ -563,6 +572,85 @@ fn default_max_delay() -> Duration {
     Duration::from_secs(300)
 }
 
+/// The `[dedup]` table. Values the seeds do not give are altflow's choices.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DedupConfig {
+    /// Pairs held per partition before their images' texts are compared and decided: an image's
+    /// texts are only compared when they arrive within one window.
+    #[serde(default = "default_dedup_hold")]
+    pub window: usize,
+    /// … or when no input has arrived for this long.
+    #[serde(default = "default_dedup_idle", with = "humantime_serde")]
+    pub flush_after: Duration,
+    /// The score that picks an image's best text (seed 003: "we only select the best scored
+    /// pair"): a score name of the record (e.g. `clip_similarity` once a scoring stage runs before),
+    /// or `dominance`, the crawl's dominant-image score. Ties go to the longer text.
+    #[serde(default = "default_dedup_score")]
+    pub score: String,
+    /// A text that comes with more distinct images than this is dropped for all of them (seed 003
+    /// gives no number).
+    #[serde(default = "default_max_images_per_text")]
+    pub max_images_per_text: u32,
+    /// Largest Hamming distance between 64-bit perceptual hashes of near duplicates (0: only equal
+    /// hashes; a negative value is not allowed).
+    #[serde(default = "default_near_distance")]
+    pub near_distance: u32,
+    /// Whether near duplicates are dropped at all (exact ones always are).
+    #[serde(default = "default_true")]
+    pub near_duplicates: bool,
+    /// Kept images remembered per partition for exact and near duplicates (bounded memory).
+    #[serde(default = "default_dedup_remember")]
+    pub remember: usize,
+    /// Counters (width × 4 rows × 4 bytes) of the sketch counting images per text.
+    #[serde(default = "default_dedup_sketch_width")]
+    pub sketch_width: usize,
+    /// Files of hashes of test-set images never to train on (seed 004 checks COCO, nocaps and CC),
+    /// one hash per line in hex: 64 digits for the SHA-256 of the image file, 16 for altflow's
+    /// 64-bit perceptual hash (matched within `near_distance`); `#` starts a comment. Relative to
+    /// the pipeline file. `altflow hash FILE…` prints both hashes of image files.
+    #[serde(default)]
+    pub test_sets: Vec<PathBuf>,
+}
+
+impl Default for DedupConfig {
+    fn default() -> Self {
+        Self {
+            window: default_dedup_hold(),
+            flush_after: default_dedup_idle(),
+            score: default_dedup_score(),
+            max_images_per_text: default_max_images_per_text(),
+            near_distance: default_near_distance(),
+            near_duplicates: true,
+            remember: default_dedup_remember(),
+            sketch_width: default_dedup_sketch_width(),
+            test_sets: Vec::new(),
+        }
+    }
+}
+
+fn default_dedup_hold() -> usize {
+    1000
+}
+fn default_dedup_idle() -> Duration {
+    Duration::from_secs(5)
+}
+fn default_dedup_score() -> String {
+    "dominance".into()
+}
+fn default_max_images_per_text() -> u32 {
+    10
+}
+fn default_near_distance() -> u32 {
+    4
+}
+fn default_dedup_remember() -> usize {
+    200_000
+}
+fn default_dedup_sketch_width() -> usize {
+    1 << 18
+}
+
 /// The `[write]` table.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -710,6 +798,11 @@ impl Pipeline {
                 archive.path = dir.join(&archive.path).to_string_lossy().into_owned();
             }
         }
+        for file in &mut self.dedup.test_sets {
+            if file.is_relative() {
+                *file = dir.join(&*file);
+            }
+        }
         if let Some(site) = &mut self.sample_site
             && site.dir.is_relative()
         {
@@ -737,7 +830,7 @@ impl Pipeline {
         check(
             self.stages.windows(2).all(|w| w[0] < w[1]),
             "stages",
-            "must be in dataflow order (crawl, filter, fetch, write, retry) without repeats",
+            "must be in dataflow order (crawl, filter, fetch, dedup, write, retry, failures) without repeats",
         );
         check(
             self.bus.partitions >= 1,
@@ -817,6 +910,27 @@ impl Pipeline {
             self.fetch.max_pixels >= 1,
             "fetch.max_pixels",
             "must be at least 1",
+        );
+        check(self.dedup.window >= 1, "dedup.window", "must be at least 1");
+        check(
+            self.dedup.remember >= 1,
+            "dedup.remember",
+            "must be at least 1",
+        );
+        check(
+            self.dedup.near_distance <= 32,
+            "dedup.near_distance",
+            "must be at most 32 (half the hash's bits)",
+        );
+        check(
+            self.dedup.sketch_width >= 16,
+            "dedup.sketch_width",
+            "must be at least 16",
+        );
+        check(
+            !self.dedup.score.trim().is_empty(),
+            "dedup.score",
+            "must name a score (or `dominance`)",
         );
         check(
             self.write.max_records >= 1,

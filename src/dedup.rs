@@ -1,8 +1,8 @@
-//! A set that remembers at most a fixed number of the most recently added keys.
+//! Structures that remember at most a fixed number of the most recently added keys.
 //!
 //! Used wherever "have we seen this?" must hold memory bounded whatever the input size: pages the
-//! crawler visited, sample ids the writer wrote, images seen across a site. Older keys are forgotten
-//! first.
+//! crawler visited, sample ids the writer wrote, images seen across a site, perceptual hashes of the
+//! images kept. Older keys are forgotten first.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
@@ -168,6 +168,106 @@ impl<T: Hash + Eq + Clone> BoundedCounter<T> {
     }
 }
 
+/// Perceptual hashes of recently kept images, searchable for one within a Hamming distance.
+///
+/// Multi-index hashing (Norouzi, Punjani & Fleet 2012): the 64 bits are cut into `distance + 1`
+/// blocks, and two hashes within `distance` bits agree exactly on at least one block (pigeonhole), so
+/// a query looks up each of its blocks in a table instead of comparing with every hash kept. Holds at
+/// most `capacity` hashes; the oldest go first.
+#[derive(Debug)]
+pub struct NearIndex {
+    distance: u32,
+    capacity: usize,
+    /// (shift, mask) of each block.
+    blocks: Vec<(u32, u64)>,
+    /// The hashes kept, oldest first; the front one has id `first_id`.
+    hashes: VecDeque<u64>,
+    first_id: u64,
+    /// (block number, block value) → ids of the hashes with that value there, oldest first.
+    table: HashMap<(u8, u64), VecDeque<u64>>,
+}
+
+impl NearIndex {
+    /// An index finding hashes within `distance` bits (0–63) of a query, holding at most `capacity`.
+    pub fn new(distance: u32, capacity: usize) -> Self {
+        let distance = distance.min(63);
+        let count = distance + 1;
+        let blocks = (0..count)
+            .map(|b| {
+                // Blocks as even as 64 bits allow: the first 64 % count are one bit longer.
+                let (base, extra) = (64 / count, 64 % count);
+                let start = b * base + b.min(extra);
+                let width = base + u32::from(b < extra);
+                let mask = if width == 64 {
+                    u64::MAX
+                } else {
+                    (1 << width) - 1
+                };
+                (start, mask)
+            })
+            .collect();
+        Self {
+            distance,
+            capacity: capacity.max(1),
+            blocks,
+            hashes: VecDeque::new(),
+            first_id: 0,
+            table: HashMap::new(),
+        }
+    }
+
+    fn keys(&self, hash: u64) -> impl Iterator<Item = (u8, u64)> + '_ {
+        self.blocks
+            .iter()
+            .enumerate()
+            .map(move |(b, &(shift, mask))| (b as u8, (hash >> shift) & mask))
+    }
+
+    /// A kept hash within the distance of `hash`, if any.
+    pub fn find(&self, hash: u64) -> Option<u64> {
+        self.keys(hash)
+            .filter_map(|key| self.table.get(&key))
+            .flatten()
+            .map(|&id| self.hashes[(id - self.first_id) as usize])
+            .find(|kept| (kept ^ hash).count_ones() <= self.distance)
+    }
+
+    /// Keeps `hash`, forgetting the oldest when full.
+    pub fn insert(&mut self, hash: u64) {
+        if self.hashes.len() == self.capacity
+            && let Some(old) = self.hashes.pop_front()
+        {
+            let keys: Vec<(u8, u64)> = self.keys(old).collect();
+            for key in keys {
+                if let Some(ids) = self.table.get_mut(&key) {
+                    // Ids go in in order, so the oldest hash is first in each of its lists.
+                    ids.pop_front();
+                    if ids.is_empty() {
+                        self.table.remove(&key);
+                    }
+                }
+            }
+            self.first_id += 1;
+        }
+        let id = self.first_id + self.hashes.len() as u64;
+        self.hashes.push_back(hash);
+        let keys: Vec<(u8, u64)> = self.keys(hash).collect();
+        for key in keys {
+            self.table.entry(key).or_default().push_back(id);
+        }
+    }
+
+    /// Number of hashes kept.
+    pub fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    /// Whether no hash is kept.
+    pub fn is_empty(&self) -> bool {
+        self.hashes.is_empty()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,5 +319,51 @@ mod tests {
         counter.increment("b");
         counter.increment("c");
         assert_eq!(counter.increment("a"), 1, "a was forgotten");
+    }
+
+    #[test]
+    fn near_index_finds_exactly_the_hashes_within_the_distance() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        for distance in [0, 1, 4, 10] {
+            let mut index = NearIndex::new(distance, 1000);
+            let kept: Vec<u64> = (0..500).map(|_| rng.u64(..)).collect();
+            for &h in &kept {
+                index.insert(h);
+            }
+            for _ in 0..2000 {
+                // Queries near a kept hash (some within the distance, some beyond) and random ones.
+                let flips = rng.u32(0..=distance + 2);
+                let mut query = kept[rng.usize(..kept.len())];
+                for _ in 0..flips {
+                    query ^= 1 << rng.u32(0..64);
+                }
+                if rng.bool() {
+                    query = rng.u64(..);
+                }
+                let naive = kept.iter().any(|k| (k ^ query).count_ones() <= distance);
+                let found = index.find(query);
+                assert_eq!(
+                    found.is_some(),
+                    naive,
+                    "distance {distance}, query {query:x}"
+                );
+                if let Some(h) = found {
+                    assert!((h ^ query).count_ones() <= distance);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn near_index_forgets_the_oldest_beyond_capacity() {
+        let mut index = NearIndex::new(3, 2);
+        index.insert(0);
+        index.insert(u64::MAX);
+        assert_eq!(index.find(0b111), Some(0));
+        index.insert(0xF0F0_F0F0_F0F0_F0F0);
+        assert_eq!(index.len(), 2);
+        assert_eq!(index.find(0b111), None, "0 was forgotten");
+        assert_eq!(index.find(u64::MAX >> 2), Some(u64::MAX));
+        assert!(index.table.values().all(|ids| ids.len() == 1));
     }
 }

@@ -43,7 +43,7 @@ enum Command {
     /// Run one stage of a Kafka pipeline: the unit you deploy and scale (start more copies of the
     /// same stage to split its partitions).
     Stage {
-        /// One of: crawl, filter, fetch, write, retry, failures.
+        /// One of: crawl, filter, fetch, dedup, write, retry, failures.
         name: StageName,
         /// Pipeline file with bus.kind = "kafka".
         #[arg(long)]
@@ -112,6 +112,17 @@ enum Command {
         /// Pipeline file whose [filter] overrides apply.
         #[arg(long)]
         pipeline: Option<PathBuf>,
+    },
+    /// Print the SHA-256 and the perceptual hash of image files, as the fetch stage computes them,
+    /// one `SHA256 PHASH PATH` line each: the lines of a test-set file for `[dedup] test_sets`.
+    Hash {
+        /// Image files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Longer side the image is resized to before the perceptual hash (the pipeline's
+        /// `fetch.max_side`).
+        #[arg(long, default_value_t = 512)]
+        max_side: u32,
     },
     /// Check a pipeline file without running it; every problem is reported with its key.
     Validate {
@@ -274,6 +285,13 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
         },
         Command::Presets => print_presets(),
         Command::Filter { preset, pipeline } => filter_stdin(preset, pipeline)?,
+        Command::Hash { files, max_side } => {
+            for file in files {
+                let (sha256, phash) = altflow::stages::dedup::hash_image_file(&file, max_side)
+                    .map_err(anyhow::Error::msg)?;
+                println!("{sha256} {phash} {}", file.display());
+            }
+        }
         Command::Validate { pipeline: path } => {
             let pipeline = Pipeline::load(&path)?;
             let stages: Vec<&str> = pipeline.stages.iter().map(|s| s.as_str()).collect();

@@ -83,6 +83,16 @@ pub enum Reason {
     Boilerplate,
     /// The image's format is not accepted by the preset.
     Format,
+    /// The same image (same SHA-256 of its bytes) was already kept with another text.
+    DuplicateImage,
+    /// An image within the configured perceptual-hash distance of this one was already kept.
+    NearDuplicate,
+    /// The image is in a test set the pipeline must not train on (a listed hash).
+    TestSet,
+    /// The same image came with a better-scored text, which was kept instead (seed 003's aggregation).
+    BetterText,
+    /// The text came with too many distinct images (seed 003's aggregation drops all of them).
+    SharedText,
 }
 
 impl Reason {
@@ -135,6 +145,11 @@ impl Reason {
             Reason::Capitalization => "capitalization",
             Reason::Boilerplate => "boilerplate",
             Reason::Format => "format",
+            Reason::DuplicateImage => "duplicate_image",
+            Reason::NearDuplicate => "near_duplicate",
+            Reason::TestSet => "test_set",
+            Reason::BetterText => "better_text",
+            Reason::SharedText => "shared_text",
         }
     }
 }

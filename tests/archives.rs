@@ -123,19 +123,9 @@ fn pipeline(dir: &Path, port: u16, archive: Option<&str>, store_options: &str) -
 /// The sample keys of every shard under `out`, read back with `altflow inspect`.
 fn shard_keys(out: &Path) -> BTreeSet<String> {
     let mut keys = BTreeSet::new();
-    for entry in std::fs::read_dir(out).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "tar") {
-            continue;
-        }
-        let printed = common::stdout_of(altflow().arg("inspect").arg(&path).arg("--json"));
-        for line in String::from_utf8_lossy(&printed).lines() {
-            let sample: serde_json::Value = serde_json::from_str(line).unwrap();
-            assert!(
-                keys.insert(sample["key"].as_str().unwrap().to_string()),
-                "twice: {line}"
-            );
-        }
+    for sample in common::shard_samples(out) {
+        let key = sample["key"].as_str().unwrap().to_string();
+        assert!(keys.insert(key), "twice: {sample}");
     }
     keys
 }

@@ -5,74 +5,8 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 
-/// A canned response: status, extra headers, body.
-type Response = (u16, Vec<(&'static str, &'static str)>, Vec<u8>);
-
-/// Serves a fixed site, a thread per connection; returns its port. Paths starting with `/flaky/`
-/// answer 500 the first time they are asked for; paths starting with `/slow/` answer after 3 s.
-fn serve(routes: BTreeMap<&'static str, Response>) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let routes = std::sync::Arc::new(routes);
-    let failed_once = std::sync::Arc::new(std::sync::Mutex::new(
-        std::collections::HashSet::<String>::new(),
-    ));
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let (routes, failed_once) = (routes.clone(), failed_once.clone());
-            std::thread::spawn(move || {
-                // Bytes, not text: a TLS ClientHello sent to this plain server gets an HTTP answer.
-                let mut request_line = Vec::new();
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                if reader.read_until(b'\n', &mut request_line).is_err() {
-                    return;
-                }
-                // Drain the headers (a TLS record, starting with 0x16, has none to wait for).
-                let mut line = Vec::new();
-                while request_line.first() != Some(&0x16)
-                    && reader.read_until(b'\n', &mut line).is_ok_and(|n| n > 2)
-                {
-                    line.clear();
-                }
-                let request_line = String::from_utf8_lossy(&request_line);
-                let path = request_line
-                    .split_whitespace()
-                    .nth(1)
-                    .unwrap_or("/")
-                    .to_string();
-                if path.starts_with("/slow/") {
-                    std::thread::sleep(std::time::Duration::from_secs(3));
-                }
-                let (status, headers, body) = if path.starts_with("/flaky/")
-                    && failed_once.lock().unwrap().insert(path.clone())
-                {
-                    (500, vec![], b"try again".to_vec())
-                } else {
-                    routes.get(path.as_str()).cloned().unwrap_or((
-                        404,
-                        vec![],
-                        b"not found".to_vec(),
-                    ))
-                };
-                let mut response = format!(
-                    "HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n",
-                    body.len()
-                );
-                for (name, value) in headers {
-                    response += &format!("{name}: {value}\r\n");
-                }
-                response += "\r\n";
-                let _ = stream.write_all(response.as_bytes());
-                let _ = stream.write_all(&body);
-            });
-        }
-    });
-    port
-}
+use common::{jpeg, serve, site_pipeline};
 
 #[test]
 fn robots_txt_and_ai_opt_outs_are_obeyed() {
@@ -170,34 +104,6 @@ base_delay = "200ms"
         "2",
         "two samples written: {funnel}"
     );
-}
-
-/// Writes a pipeline crawling the site served on `port` into `dir/out`: `stages` is the list's
-/// content, `sections` the tables between `[crawl]`'s seeds and `[write]`, `write` more `[write]` keys.
-fn site_pipeline(
-    dir: &std::path::Path,
-    port: u16,
-    stages: &str,
-    sections: &str,
-    write: &str,
-) -> std::path::PathBuf {
-    let pipeline = dir.join("p.toml");
-    let out = dir.join("out");
-    std::fs::write(
-        &pipeline,
-        format!(
-            "stages = [{stages}]\n[bus]\nkind = \"embedded\"\n[crawl]\n\
-             seeds = [\"http://127.0.0.1:{port}/index.html\"]\n{sections}[write]\noutput = {:?}\n{write}",
-            out.to_str().unwrap()
-        ),
-    )
-    .unwrap();
-    pipeline
-}
-
-fn jpeg(width: u32, height: u32) -> Vec<u8> {
-    let img = image::RgbImage::from_fn(width, height, |x, y| image::Rgb([x as u8, y as u8, 99]));
-    altflow::imaging::encode_jpeg(&img, 80).unwrap()
 }
 
 /// Every failure the crawl and fetch stages can meet on the web ends under its own reason code in

@@ -36,6 +36,9 @@ pub enum StageError {
     /// An HTTP client could not be built.
     #[error("http client: {0}")]
     Http(#[from] crate::http::HttpError),
+    /// A test-set hash file could not be loaded.
+    #[error("{0}")]
+    TestSet(#[from] crate::stages::dedup::TestSetError),
 }
 
 /// One decoded input record and where it came from.

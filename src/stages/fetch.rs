@@ -120,6 +120,7 @@ pub struct FetchStage {
     concurrency: usize,
     output: Arc<str>,
     retry: RetryConfig,
+    by_content: bool,
 }
 
 impl FetchStage {
@@ -139,7 +140,15 @@ impl FetchStage {
             rules: Arc::new(rules),
             concurrency,
             output,
+            by_content: false,
         }
+    }
+
+    /// Keys pairs by the SHA-256 of the original image instead of the sample id, so that one dedup
+    /// member sees every text of an image.
+    pub fn keyed_by_content(mut self, yes: bool) -> Self {
+        self.by_content = yes;
+        self
     }
 }
 
@@ -179,7 +188,11 @@ impl Stage for FetchStage {
         while let Some((topic, candidate, result)) = results.next().await {
             match result {
                 Ok(image) => {
-                    let key = candidate.id.clone();
+                    let key = if self.by_content {
+                        hex::encode(&image.sha256)
+                    } else {
+                        candidate.id.clone()
+                    };
                     let pair = Pair {
                         candidate: Some(candidate),
                         image: Some(image),

@@ -1,6 +1,7 @@
 //! The pipeline's stages, one module each. The writer lives in [`crate::writer`].
 
 pub mod crawl;
+pub mod dedup;
 pub mod failures;
 pub mod fetch;
 pub mod filter;

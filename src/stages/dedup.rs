@@ -1,0 +1,702 @@
+//! The dedup stage: seed 003's image–text aggregation, duplicate images and test-set overlap.
+//!
+//! Pairs arrive keyed by the SHA-256 of the original image, so one member sees every text of an
+//! image. The stage holds a window of pairs per partition (never committing past them), then decides
+//! the window at once:
+//!
+//! 1. an image listed in a test set goes (`test_set`; seed 004 checks COCO, nocaps and CC);
+//! 2. a text that came with more than `max_images_per_text` distinct images goes with all of them
+//!    (`shared_text`; seed 003: "if too many images have the same description, we will directly
+//!    drop all these pairs");
+//! 3. of the texts an image came with, the best scored is kept and the others go (`better_text`;
+//!    seed 003: "we only select the best scored <text, image> pair");
+//! 4. an image already kept goes (`duplicate_image`), and so does one whose perceptual hash lies
+//!    within `near_distance` bits of a kept one (`near_duplicate`).
+//!
+//! What "already kept" and a text's image count remember is bounded (a fixed number of recent images,
+//! a count-min sketch of texts) and per member: an image's texts meet only within one window, and a
+//! text's images spread over the members owning them. Kept pairs go on keyed by sample id, as the
+//! writer's own dedup needs.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use async_trait::async_trait;
+
+use crate::config::DedupConfig;
+use crate::dedup::{BoundedSet, NearIndex};
+use crate::filter::sketch::CountMinSketch;
+use crate::reason::Reason;
+use crate::record::Scored;
+use crate::stage::{Emitter, Input, Stage, StageError};
+
+/// A test-set hash file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum TestSetError {
+    /// The file could not be read.
+    #[error("test set {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A line is not a hash.
+    #[error(
+        "test set {path}, line {line}: `{text}` is neither a SHA-256 (64 hex digits) nor a perceptual hash (16 hex digits)"
+    )]
+    BadLine {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// The line.
+        text: String,
+    },
+}
+
+/// Hashes of test-set images: SHA-256 of the files, and perceptual hashes matched within a distance.
+pub struct TestSets {
+    sha256: HashSet<[u8; 32]>,
+    phash: NearIndex,
+}
+
+impl TestSets {
+    /// Reads hash files (see [`DedupConfig::test_sets`]); a perceptual hash matches within
+    /// `distance` bits.
+    pub fn load(paths: &[PathBuf], distance: u32) -> Result<Self, TestSetError> {
+        let mut sha256 = HashSet::new();
+        let mut phashes = Vec::new();
+        for path in paths {
+            let text = std::fs::read_to_string(path).map_err(|source| TestSetError::Read {
+                path: path.clone(),
+                source,
+            })?;
+            for (number, line) in text.lines().enumerate() {
+                let content = line.split('#').next().unwrap_or("");
+                // A line starts with a hash; more hashes may follow, then anything (a file name,
+                // as `altflow hash` writes it).
+                for (i, token) in content.split_whitespace().enumerate() {
+                    let mut digest = [0u8; 32];
+                    if token.len() == 64 && hex::decode_to_slice(token, &mut digest).is_ok() {
+                        sha256.insert(digest);
+                    } else if let Some(hash) = (token.len() == 16)
+                        .then(|| u64::from_str_radix(token, 16).ok())
+                        .flatten()
+                    {
+                        phashes.push(hash);
+                    } else if i == 0 {
+                        return Err(TestSetError::BadLine {
+                            path: path.clone(),
+                            line: number + 1,
+                            text: line.to_string(),
+                        });
+                    } else {
+                        break;
+                    }
+                }
+            }
+        }
+        let mut phash = NearIndex::new(distance, phashes.len());
+        for hash in phashes {
+            phash.insert(hash);
+        }
+        Ok(Self { sha256, phash })
+    }
+
+    /// No hashes.
+    pub fn empty() -> Self {
+        Self {
+            sha256: HashSet::new(),
+            phash: NearIndex::new(0, 1),
+        }
+    }
+
+    /// Whether the image with these hashes is in a test set.
+    pub fn contains(&self, sha256: &[u8], phash: u64) -> bool {
+        <[u8; 32]>::try_from(sha256).is_ok_and(|d| self.sha256.contains(&d))
+            || (!self.phash.is_empty() && self.phash.find(phash).is_some())
+    }
+
+    /// Number of hashes.
+    pub fn len(&self) -> usize {
+        self.sha256.len() + self.phash.len()
+    }
+
+    /// Whether there are no hashes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The dedup stage.
+pub struct DedupStage {
+    config: DedupConfig,
+    output: Arc<str>,
+    test_sets: TestSets,
+    held: HashMap<i32, Window>,
+    kept: BoundedSet<[u8; 32]>,
+    near: NearIndex,
+    texts: CountMinSketch,
+}
+
+/// Pairs of one partition waiting for their window to close.
+struct Window {
+    pairs: Vec<(i64, Scored)>,
+    last_input: Instant,
+}
+
+impl DedupStage {
+    /// A dedup stage producing kept pairs to `output`.
+    pub fn new(config: DedupConfig, test_sets: TestSets, output: Arc<str>) -> Self {
+        Self {
+            kept: BoundedSet::new(config.remember),
+            near: NearIndex::new(config.near_distance, config.remember),
+            texts: CountMinSketch::new(config.sketch_width, 4),
+            config,
+            output,
+            test_sets,
+            held: HashMap::new(),
+        }
+    }
+
+    /// Loads the configured test sets and builds the stage.
+    pub fn from_config(config: DedupConfig, output: Arc<str>) -> Result<Self, TestSetError> {
+        let test_sets = TestSets::load(&config.test_sets, config.near_distance)?;
+        Ok(Self::new(config, test_sets, output))
+    }
+
+    /// The score that ranks an image's texts.
+    fn score(&self, pair: &Scored) -> f32 {
+        let candidate = pair.candidate.as_ref();
+        if self.config.score == "dominance" {
+            return candidate.map_or(0.0, |c| c.dominance);
+        }
+        pair.scores
+            .get(&self.config.score)
+            .copied()
+            .unwrap_or(f32::NEG_INFINITY)
+    }
+
+    /// Decides one partition's window.
+    fn decide(&mut self, partition: i32, out: &mut Emitter) {
+        let Some(window) = self.held.remove(&partition) else {
+            return;
+        };
+        let mut live: Vec<(Scored, [u8; 32])> = Vec::with_capacity(window.pairs.len());
+        for (_, pair) in window.pairs {
+            let (id, url) = ids(&pair);
+            let Some(image) = pair.image.as_ref().filter(|_| pair.candidate.is_some()) else {
+                out.reject(Reason::Incomplete, &id, &url, "pair without image or text");
+                continue;
+            };
+            let Ok(sha) = <[u8; 32]>::try_from(image.sha256.as_slice()) else {
+                out.reject(Reason::Incomplete, &id, &url, "image without a SHA-256");
+                continue;
+            };
+            if self.test_sets.contains(&sha, image.phash) {
+                out.reject(
+                    Reason::TestSet,
+                    &id,
+                    &url,
+                    format!("image {} is in a test set", hex::encode(&sha[..8])),
+                );
+                continue;
+            }
+            live.push((pair, sha));
+        }
+
+        // Distinct new images per text in this window, added to what earlier windows counted.
+        let mut images_per_text: HashMap<String, HashSet<[u8; 32]>> = HashMap::new();
+        for (pair, sha) in &live {
+            if !self.kept.contains(sha) {
+                images_per_text
+                    .entry(text_key(pair))
+                    .or_default()
+                    .insert(*sha);
+            }
+        }
+        let mut shared = HashMap::new();
+        for (text, images) in &images_per_text {
+            let mut count = self.texts.estimate(text.as_bytes());
+            for _ in images {
+                count = self.texts.add(text.as_bytes());
+            }
+            if count > self.config.max_images_per_text {
+                shared.insert(text.clone(), count);
+            }
+        }
+
+        // The texts of each image, in order of the image's first pair.
+        let mut order: Vec<[u8; 32]> = Vec::new();
+        let mut by_image: HashMap<[u8; 32], Vec<Scored>> = HashMap::new();
+        for (pair, sha) in live {
+            if let Some(&count) = shared.get(&text_key(&pair)) {
+                let (id, url) = ids(&pair);
+                out.reject(
+                    Reason::SharedText,
+                    &id,
+                    &url,
+                    format!(
+                        "{:?} came with {count} images (at most {})",
+                        text_key(&pair),
+                        self.config.max_images_per_text
+                    ),
+                );
+                continue;
+            }
+            by_image
+                .entry(sha)
+                .or_insert_with(|| {
+                    order.push(sha);
+                    Vec::new()
+                })
+                .push(pair);
+        }
+        for sha in order {
+            let mut pairs = by_image.remove(&sha).unwrap_or_default();
+            let best = self.best(&pairs);
+            let winner = pairs.swap_remove(best);
+            let (winner_id, winner_url) = ids(&winner);
+            for other in pairs {
+                let (id, url) = ids(&other);
+                // The same sample again (one image and text on two pages) is a plain duplicate.
+                let (reason, detail) = if id == winner_id {
+                    (Reason::Duplicate, "the same sample came twice".to_string())
+                } else {
+                    (
+                        Reason::BetterText,
+                        format!("the same image is kept as {winner_id}"),
+                    )
+                };
+                out.reject(reason, &id, &url, detail);
+            }
+            let phash = winner.image.as_ref().map_or(0, |i| i.phash);
+            if self.kept.contains(&sha) {
+                out.reject(
+                    Reason::DuplicateImage,
+                    &winner_id,
+                    &winner_url,
+                    format!("image {} was already kept", hex::encode(&sha[..8])),
+                );
+                continue;
+            }
+            if self.config.near_duplicates
+                && let Some(similar) = self.near.find(phash)
+            {
+                out.reject(
+                    Reason::NearDuplicate,
+                    &winner_id,
+                    &winner_url,
+                    format!(
+                        "perceptual hash {phash:016x} is {} bits from kept {similar:016x}",
+                        (phash ^ similar).count_ones()
+                    ),
+                );
+                continue;
+            }
+            self.kept.insert(sha);
+            self.near.insert(phash);
+            out.emit(&self.output, &winner_id, &winner);
+        }
+    }
+
+    /// Index of the best-scored pair: highest score, then most words, then the first.
+    fn best(&self, pairs: &[Scored]) -> usize {
+        let words = |p: &Scored| {
+            p.candidate
+                .as_ref()
+                .map_or(0, |c| c.alt.split_whitespace().count())
+        };
+        let mut best = 0;
+        for (i, pair) in pairs.iter().enumerate().skip(1) {
+            let (score, top) = (self.score(pair), self.score(&pairs[best]));
+            if score > top || (score == top && words(pair) > words(&pairs[best])) {
+                best = i;
+            }
+        }
+        best
+    }
+}
+
+/// The sample id and image URL of a pair, for rejections.
+fn ids(pair: &Scored) -> (String, String) {
+    pair.candidate
+        .as_ref()
+        .map(|c| (c.id.clone(), c.image_url.clone()))
+        .unwrap_or_default()
+}
+
+/// The description a text is compared by: the page's alt text, lower case, white space collapsed
+/// (not the filter's transformed caption, whose name tokens would make different texts equal).
+fn text_key(pair: &Scored) -> String {
+    let alt = pair.candidate.as_ref().map_or("", |c| c.alt.as_str());
+    alt.split_whitespace()
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[async_trait]
+impl Stage for DedupStage {
+    type Input = Scored;
+
+    async fn process(
+        &mut self,
+        batch: Vec<Input<Scored>>,
+        out: &mut Emitter,
+    ) -> Result<(), StageError> {
+        let mut full = Vec::new();
+        for input in batch {
+            let window = self.held.entry(input.partition).or_insert_with(|| Window {
+                pairs: Vec::new(),
+                last_input: Instant::now(),
+            });
+            window.pairs.push((input.offset, input.record));
+            window.last_input = Instant::now();
+            if window.pairs.len() >= self.config.window && !full.contains(&input.partition) {
+                full.push(input.partition);
+            }
+        }
+        for partition in full {
+            self.decide(partition, out);
+        }
+        Ok(())
+    }
+
+    async fn tick(&mut self, out: &mut Emitter) -> Result<(), StageError> {
+        let idle: Vec<i32> = self
+            .held
+            .iter()
+            .filter(|(_, w)| w.last_input.elapsed() >= self.config.flush_after)
+            .map(|(p, _)| *p)
+            .collect();
+        for partition in idle {
+            self.decide(partition, out);
+        }
+        Ok(())
+    }
+
+    fn held_from(&self, _topic: &str, partition: i32) -> Option<i64> {
+        self.held
+            .get(&partition)
+            .and_then(|w| w.pairs.first())
+            .map(|(offset, _)| *offset)
+    }
+
+    async fn revoked(&mut self, partitions: &[(Arc<str>, i32)]) {
+        // The new owner replays the held pairs from the committed offset.
+        for (_, partition) in partitions {
+            self.held.remove(partition);
+        }
+    }
+
+    async fn finish(&mut self, out: &mut Emitter) -> Result<(), StageError> {
+        let partitions: Vec<i32> = self.held.keys().copied().collect();
+        for partition in partitions {
+            self.decide(partition, out);
+        }
+        Ok(())
+    }
+}
+
+/// Both hashes of an image file as the fetch stage computes them (the SHA-256 of the file's bytes,
+/// the perceptual hash of the image resized to `max_side`), for building test-set files.
+pub fn hash_image_file(path: &Path, max_side: u32) -> Result<(String, String), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let config = crate::config::FetchConfig {
+        max_side,
+        ..Default::default()
+    };
+    let image = super::fetch::process_image(&bytes, &config, &Default::default())
+        .map_err(|r| format!("{}: {} ({})", path.display(), r.reason, r.detail))?;
+    Ok((hex::encode(&image.sha256), format!("{:016x}", image.phash)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Candidate, Image, Record, Reject};
+
+    fn pair(url: &str, alt: &str, image: u8, phash: u64, dominance: f32) -> Scored {
+        Scored {
+            candidate: Some(Candidate {
+                id: crate::record::sample_id(url, alt),
+                image_url: url.into(),
+                alt: alt.into(),
+                dominance,
+                ..Default::default()
+            }),
+            image: Some(Image {
+                sha256: vec![image; 32],
+                phash,
+                jpeg: vec![0xFF, 0xD8],
+                ..Default::default()
+            }),
+            scores: Default::default(),
+        }
+    }
+
+    fn batch(pairs: Vec<Scored>) -> Vec<Input<Scored>> {
+        pairs
+            .into_iter()
+            .enumerate()
+            .map(|(i, record)| Input {
+                record,
+                topic: Arc::from("pairs"),
+                partition: 0,
+                offset: 100 + i as i64,
+            })
+            .collect()
+    }
+
+    /// Runs the pairs through one window; returns the kept alt texts and the rejection reasons by
+    /// alt text.
+    async fn run(
+        stage: &mut DedupStage,
+        pairs: Vec<Scored>,
+    ) -> (Vec<String>, Vec<(String, String)>) {
+        let alts: HashMap<String, String> = pairs
+            .iter()
+            .map(|p| {
+                let c = p.candidate.as_ref().unwrap();
+                (c.id.clone(), c.alt.clone())
+            })
+            .collect();
+        let mut out = Emitter::new("dedup", Arc::from("rejects"), Arc::from("retry"));
+        stage.process(batch(pairs), &mut out).await.unwrap();
+        assert_eq!(stage.held_from("pairs", 0), Some(100), "held until decided");
+        stage.finish(&mut out).await.unwrap();
+        assert_eq!(stage.held_from("pairs", 0), None);
+        let (messages, _) = out.take();
+        let mut kept = Vec::new();
+        let mut rejected = Vec::new();
+        for m in messages {
+            if &*m.topic == "unique" {
+                let p = Scored::from_bytes(&m.payload).unwrap();
+                let c = p.candidate.unwrap();
+                assert_eq!(
+                    m.key.as_ref(),
+                    c.id.as_bytes(),
+                    "kept pairs keyed by sample id"
+                );
+                kept.push(c.alt);
+            } else {
+                let r = Reject::from_bytes(&m.payload).unwrap();
+                rejected.push((alts[&r.id].clone(), r.reason));
+            }
+        }
+        (kept, rejected)
+    }
+
+    fn stage(config: DedupConfig) -> DedupStage {
+        DedupStage::new(config, TestSets::empty(), Arc::from("unique"))
+    }
+
+    #[tokio::test]
+    async fn an_image_keeps_its_best_scored_text() {
+        let mut s = stage(DedupConfig::default());
+        let (kept, rejected) = run(
+            &mut s,
+            vec![
+                pair("http://a/1.jpg", "a red boat", 1, 0x0, 0.2),
+                pair("http://b/1.jpg", "a red boat on a calm sea", 1, 0x0, 0.9),
+                pair("http://c/1.jpg", "boat picture at the harbour", 1, 0x0, 0.9),
+                pair("http://d/2.jpg", "a green field", 2, u64::MAX, 0.1),
+            ],
+        )
+        .await;
+        // 0.9 beats 0.2; of the two at 0.9 the one with more words wins.
+        assert_eq!(kept, ["a red boat on a calm sea", "a green field"]);
+        assert_eq!(
+            rejected,
+            [
+                ("a red boat".to_string(), "better_text".to_string()),
+                ("boat picture at the harbour".into(), "better_text".into()),
+            ]
+        );
+        // A later window: the same image again is a duplicate.
+        let (kept, rejected) = run(
+            &mut s,
+            vec![pair("http://e/1.jpg", "the boat again", 1, 0x0, 1.0)],
+        )
+        .await;
+        assert!(kept.is_empty());
+        assert_eq!(rejected[0].1, "duplicate_image");
+    }
+
+    #[tokio::test]
+    async fn a_named_score_ranks_the_texts() {
+        let mut s = stage(DedupConfig {
+            score: "clip_similarity".into(),
+            ..Default::default()
+        });
+        let mut low = pair("http://a/1.jpg", "a dog in a long sentence here", 1, 0, 0.9);
+        low.scores.insert("clip_similarity".into(), 0.21);
+        let mut high = pair("http://b/1.jpg", "a dog", 1, 0, 0.1);
+        high.scores.insert("clip_similarity".into(), 0.35);
+        let (kept, _) = run(&mut s, vec![low, high]).await;
+        assert_eq!(kept, ["a dog"]);
+    }
+
+    #[tokio::test]
+    async fn a_text_on_too_many_images_is_dropped_for_all_of_them() {
+        let mut s = stage(DedupConfig {
+            max_images_per_text: 2,
+            ..Default::default()
+        });
+        let spread = |i: u8| (i as u64) << (8 * (i % 8)) | (i as u64).rotate_left(29);
+        let mut pairs: Vec<Scored> = (1..=3)
+            .map(|i| {
+                pair(
+                    &format!("http://x/{i}.jpg"),
+                    "Stock  Photo",
+                    i,
+                    spread(i),
+                    0.5,
+                )
+            })
+            .collect();
+        // The same image with another text keeps that one instead.
+        pairs.push(pair(
+            "http://y/1.jpg",
+            "a lighthouse at dusk",
+            1,
+            spread(1),
+            0.1,
+        ));
+        pairs.push(pair(
+            "http://z/9.jpg",
+            "a quiet street",
+            9,
+            0xFFFF_0000_FFFF_0000,
+            0.5,
+        ));
+        let (kept, rejected) = run(&mut s, pairs).await;
+        assert_eq!(kept, ["a lighthouse at dusk", "a quiet street"]);
+        assert_eq!(
+            rejected.iter().filter(|(_, r)| r == "shared_text").count(),
+            3
+        );
+        // Within the limit, a shared text stays: two images of "sunset", in two windows.
+        let mut s = stage(DedupConfig {
+            max_images_per_text: 2,
+            near_duplicates: false,
+            ..Default::default()
+        });
+        let (kept, _) = run(&mut s, vec![pair("http://a/1", "sunset", 1, 0, 0.5)]).await;
+        assert_eq!(kept.len(), 1);
+        let (kept, _) = run(&mut s, vec![pair("http://a/2", "sunset", 2, 0, 0.5)]).await;
+        assert_eq!(kept.len(), 1);
+        // The third image of "sunset" crosses the limit: counts carry across windows.
+        let (kept, rejected) = run(&mut s, vec![pair("http://a/3", "sunset", 3, 0, 0.5)]).await;
+        assert!(kept.is_empty());
+        assert_eq!(rejected[0].1, "shared_text");
+    }
+
+    #[tokio::test]
+    async fn near_duplicates_within_the_distance_are_dropped() {
+        let mut s = stage(DedupConfig {
+            near_distance: 4,
+            ..Default::default()
+        });
+        let base = 0x0123_4567_89AB_CDEF_u64;
+        let (kept, rejected) = run(
+            &mut s,
+            vec![
+                pair("http://a/1", "the original photo", 1, base, 0.5),
+                // 4 bits away: a re-encoded copy.
+                pair("http://b/2", "a resized copy", 2, base ^ 0b1111, 0.5),
+                // 5 bits away: a different image.
+                pair("http://c/3", "another picture", 3, base ^ 0b11111, 0.5),
+            ],
+        )
+        .await;
+        assert_eq!(kept, ["the original photo", "another picture"]);
+        assert_eq!(
+            rejected,
+            [("a resized copy".into(), "near_duplicate".into())]
+        );
+    }
+
+    #[tokio::test]
+    async fn test_set_images_are_dropped_by_either_hash() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("coco.txt");
+        std::fs::write(
+            &file,
+            format!(
+                "# COCO val images\n{}\n{:016x}  # a perceptual hash\n\n",
+                hex::encode([7u8; 32]),
+                0xAAAA_AAAA_AAAA_AAAA_u64
+            ),
+        )
+        .unwrap();
+        let sets = TestSets::load(std::slice::from_ref(&file), 4).unwrap();
+        assert_eq!(sets.len(), 2);
+        let mut s = DedupStage::new(DedupConfig::default(), sets, Arc::from("unique"));
+        let (kept, rejected) = run(
+            &mut s,
+            vec![
+                pair("http://a/1", "a test image", 7, 0, 0.5),
+                pair(
+                    "http://a/2",
+                    "a resized test image",
+                    8,
+                    0xAAAA_AAAA_AAAA_AAAB,
+                    0.5,
+                ),
+                pair(
+                    "http://a/3",
+                    "a training image",
+                    9,
+                    0x5555_0000_5555_0000,
+                    0.5,
+                ),
+            ],
+        )
+        .await;
+        assert_eq!(kept, ["a training image"]);
+        assert!(rejected.iter().all(|(_, r)| r == "test_set"));
+        assert_eq!(rejected.len(), 2);
+
+        std::fs::write(&file, "0123\n").unwrap();
+        let error = TestSets::load(&[file], 4).err().unwrap().to_string();
+        assert!(error.contains("coco.txt, line 1: `0123`"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn a_full_window_is_decided_at_once_and_revoked_pairs_are_dropped() {
+        let mut s = stage(DedupConfig {
+            window: 2,
+            ..Default::default()
+        });
+        let mut out = Emitter::new("dedup", Arc::from("rejects"), Arc::from("retry"));
+        let pairs = vec![
+            pair("http://a/1", "one photo", 1, 0, 0.5),
+            pair("http://a/2", "two photos", 2, u64::MAX, 0.5),
+            pair("http://a/3", "three photos", 3, 0xFFFF_FFFF, 0.5),
+        ];
+        s.process(batch(pairs), &mut out).await.unwrap();
+        // The window filled at the second pair; the rest of the batch is decided with it.
+        assert_eq!(out.take().1, 3);
+        assert_eq!(s.held_from("pairs", 0), None);
+        s.process(
+            batch(vec![pair("http://a/4", "four", 4, 0xF0, 0.5)]),
+            &mut out,
+        )
+        .await
+        .unwrap();
+        assert_eq!(s.held_from("pairs", 0), Some(100));
+        s.revoked(&[(Arc::from("pairs"), 0)]).await;
+        assert_eq!(s.held_from("pairs", 0), None);
+        s.finish(&mut out).await.unwrap();
+        assert_eq!(
+            out.take().1,
+            0,
+            "a revoked partition's pairs are the new owner's"
+        );
+    }
+}
