@@ -7,6 +7,8 @@
 //! - `fetch_image`: the two JPEG encoders side by side, and the fetch stage's CPU work (decode,
 //!   resize to 512 px, re-encode, hash) on a 640x480 and a 1200x800 JPEG.
 //! - `html`: candidate and link extraction from HTML, in bytes per second.
+//! - `filter`: the text chains of the cc12m and alt200m presets over real alt texts (fetched by
+//!   `scripts/fetch_captions.sh`; skipped without them), and the dedup stage's near-duplicate search.
 //!
 //! Run: `cargo bench --bench pipeline`. Figures are quoted in README.md.
 
@@ -268,6 +270,43 @@ fn html(c: &mut Criterion) {
     group.finish();
 }
 
+fn filter(c: &mut Criterion) {
+    use altflow::filter::{Preset, Rules, TextFilter};
+    let mut group = c.benchmark_group("filter");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/.tools/captions/alts.txt");
+    match std::fs::read_to_string(path) {
+        Err(_) => eprintln!("filter: no {path}; run scripts/fetch_captions.sh to bench the presets"),
+        Ok(text) => {
+            let captions: Vec<&str> = text.lines().collect();
+            group.throughput(Throughput::Elements(captions.len() as u64));
+            for preset in [Preset::Cc12m, Preset::Alt200m] {
+                // One filter for all iterations: its sketches keep counting, as in a long stream.
+                let mut filter = TextFilter::new(Rules::of(preset));
+                group.bench_function(format!("{preset:?}_real_alt_texts").to_lowercase(), |b| {
+                    b.iter(|| {
+                        captions
+                            .iter()
+                            .filter(|alt| filter.check(black_box(alt)).accepted())
+                            .count()
+                    })
+                });
+            }
+        }
+    }
+    // 100k kept perceptual hashes, queries at distance 4: the dedup stage's lookup per image.
+    let mut rng = fastrand::Rng::with_seed(3);
+    let mut index = altflow::dedup::NearIndex::new(4, 100_000);
+    for _ in 0..100_000 {
+        index.insert(rng.u64(..));
+    }
+    let queries: Vec<u64> = (0..1000).map(|_| rng.u64(..)).collect();
+    group.throughput(Throughput::Elements(queries.len() as u64));
+    group.bench_function("near_duplicate_lookup_in_100k", |b| {
+        b.iter(|| queries.iter().filter(|&&q| index.find(q).is_some()).count())
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     record,
@@ -275,6 +314,7 @@ criterion_group!(
     writer,
     resize,
     fetch_image,
-    html
+    html,
+    filter
 );
 criterion_main!(benches);
