@@ -275,7 +275,9 @@ fn filter(c: &mut Criterion) {
     let mut group = c.benchmark_group("filter");
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/.tools/captions/alts.txt");
     match std::fs::read_to_string(path) {
-        Err(_) => eprintln!("filter: no {path}; run scripts/fetch_captions.sh to bench the presets"),
+        Err(_) => {
+            eprintln!("filter: no {path}; run scripts/fetch_captions.sh to bench the presets")
+        }
         Ok(text) => {
             let captions: Vec<&str> = text.lines().collect();
             group.throughput(Throughput::Elements(captions.len() as u64));

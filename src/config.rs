@@ -1002,8 +1002,11 @@ impl Pipeline {
             self.topic("dead_letter"),
             self.topic("retry"),
         ];
-        for stage in &self.stages {
+        // Every stage's input and output: a chain that starts after the crawl (fed by URL lists,
+        // archives or another system) reads a topic no stage of its own writes.
+        for &stage in &self.stages {
             topics.push(self.topic(stage.output_topic()));
+            topics.extend(self.input_topic(stage));
         }
         if !self.url_lists.is_empty() || !self.archives.is_empty() {
             topics.push(self.topic("candidates"));
