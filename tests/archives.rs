@@ -103,8 +103,8 @@ fn pipeline(dir: &Path, port: u16, archive: Option<&str>, store_options: &str) -
     if let Some(archive) = archive {
         text = text
             .replace(
-                "stages = [\"crawl\", \"filter\", \"fetch\", \"write\", \"retry\", \"failures\"]",
-                "stages = [\"filter\", \"fetch\", \"write\", \"retry\", \"failures\"]",
+                "stages = [\"crawl\", \"filter\", \"fetch\", \"dedup\", \"write\", \"retry\", \"failures\"]",
+                "stages = [\"filter\", \"fetch\", \"dedup\", \"write\", \"retry\", \"failures\"]",
             )
             .replace("seeds = [\"{sample_site}/index.html\"]", "");
         assert!(
