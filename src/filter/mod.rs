@@ -14,6 +14,7 @@ pub mod tokens;
 use std::collections::HashSet;
 
 use foldhash::fast::RandomState;
+use memchr::memmem::Finder;
 
 pub use presets::{Preset, Rules};
 
@@ -146,9 +147,9 @@ pub struct TextFilter {
     sentences: CountMinSketch,
     languages: Vec<whatlang::Lang>,
     detector: whatlang::Detector,
-    phrases: Vec<String>,
+    phrases: Vec<Finder<'static>>,
     spam: Vec<String>,
-    boilerplate: Vec<String>,
+    boilerplate: Vec<Finder<'static>>,
 }
 
 /// Characters of a caption given to the statistical identifier.
@@ -174,6 +175,12 @@ const FOREIGN_FUNCTION_WORDS: &[&str] = &[
 impl TextFilter {
     /// A filter applying `rules`.
     pub fn new(rules: Rules) -> Self {
+        // Searchers built once: building one per caption and phrase cost more than the search.
+        let finders = |list: &[String]| {
+            list.iter()
+                .map(|p| Finder::new(&p.to_lowercase()).into_owned())
+                .collect()
+        };
         let lower = |list: &[String]| list.iter().map(|p| p.to_lowercase()).collect();
         Self {
             tagger: Tagger::english(),
@@ -187,9 +194,9 @@ impl TextFilter {
                 .filter_map(whatlang::Lang::from_code)
                 .collect(),
             detector: language_detector(&rules.languages),
-            phrases: lower(&rules.unwanted_phrases),
+            phrases: finders(&rules.unwanted_phrases),
             spam: lower(&rules.spam_words),
-            boilerplate: lower(&rules.boilerplate_phrases),
+            boilerplate: finders(&rules.boilerplate_phrases),
             rules,
         }
     }
@@ -322,10 +329,13 @@ impl TextFilter {
             let foreign = alphabetic
                 .iter()
                 .any(|w| FOREIGN_FUNCTION_WORDS.contains(&w.as_str()));
-            if !foreign
-                && !alphabetic.is_empty()
-                && known as f32 >= ENGLISH_BY_LEXICON * alphabetic.len() as f32
-            {
+            let share = known as f32 / alphabetic.len().max(1) as f32;
+            if !foreign && share >= ENGLISH_BY_LEXICON {
+                return true;
+            }
+            // An English function word and no other language's: half the words known will do
+            // ("The “Curves” dialog", "Integrating a new dialog in a dialog group").
+            if function_word && !foreign && share >= 0.5 {
                 return true;
             }
             // Not a Latin letter: not English (Chinese, Burmese, … captions skip the identifier).
@@ -396,11 +406,13 @@ fn language_detector(accepted: &[String]) -> whatlang::Detector {
 }
 
 /// Whether `text` (lower case) contains one of `phrases` (lower case) as whole words.
-fn contains_phrase(text: &str, phrases: &[String]) -> bool {
+fn contains_phrase(text: &str, phrases: &[Finder<'_>]) -> bool {
     phrases.iter().any(|phrase| {
-        text.match_indices(phrase.as_str()).any(|(i, m)| {
+        let len = phrase.needle().len();
+        phrase.find_iter(text.as_bytes()).any(|i| {
+            // The needle is valid UTF-8, so a match starts and ends on character boundaries.
             let before = text[..i].chars().next_back();
-            let after = text[i + m.len()..].chars().next();
+            let after = text[i + len..].chars().next();
             !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
         })
     })

@@ -290,6 +290,9 @@ impl Tagger {
                 continue;
             }
             let fires = match &rule.shape {
+                // Most of these rules look for one character ("-", "."): a byte search, not a
+                // substring searcher built per word.
+                Shape::Contains(x) if x.len() == 1 => word.as_bytes().contains(&x.as_bytes()[0]),
                 Shape::Contains(x) => word.contains(&**x),
                 Shape::Has(Affix::Suffix, x) => word.ends_with(&**x) && word.len() > x.len(),
                 Shape::Has(Affix::Prefix, x) => word.starts_with(&**x) && word.len() > x.len(),
