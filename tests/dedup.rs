@@ -119,3 +119,29 @@ fn texts_are_aggregated_per_image_and_duplicates_and_test_images_dropped() {
         "{captions:?}"
     );
 }
+
+#[test]
+fn a_missing_test_set_fails_the_run_at_start_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = dir.path().join("p.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            "stages = [\"dedup\", \"write\"]\n[bus]\nkind = \"embedded\"\n\
+             [dedup]\ntest_sets = [\"no-such-file.txt\"]\n[write]\noutput = {:?}\n",
+            dir.path().join("out").to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_altflow"))
+        .arg("run")
+        .arg(&pipeline)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("dedup.test_sets") && stderr.contains("no-such-file.txt"),
+        "{stderr}"
+    );
+}

@@ -36,7 +36,7 @@ use crate::stage::{Emitter, Input, Stage, StageError};
 #[derive(Debug, thiserror::Error)]
 pub enum TestSetError {
     /// The file could not be read.
-    #[error("test set {path}: {source}")]
+    #[error("dedup.test_sets: {path}: {source}")]
     Read {
         /// The file.
         path: PathBuf,
@@ -45,7 +45,7 @@ pub enum TestSetError {
     },
     /// A line is not a hash.
     #[error(
-        "test set {path}, line {line}: `{text}` is neither a SHA-256 (64 hex digits) nor a perceptual hash (16 hex digits)"
+        "dedup.test_sets: {path}, line {line}: `{text}` is neither a SHA-256 (64 hex digits) nor a perceptual hash (16 hex digits)"
     )]
     BadLine {
         /// The file.
