@@ -338,9 +338,22 @@ impl TextFilter {
             if function_word && !foreign && share >= 0.5 {
                 return true;
             }
+            let english_only = self.languages.len() == 1;
             // Not a Latin letter: not English (Chinese, Burmese, … captions skip the identifier).
-            if self.languages.len() == 1 && !text.chars().any(|c| c.is_ascii_alphabetic()) {
+            if english_only && !text.chars().any(|c| c.is_ascii_alphabetic()) {
                 return false;
+            }
+            // No function word of any language: names, labels, product names ("Audi e-Tron
+            // Sportback makes electric crossovers look good", "Publicidad"). The identifier's
+            // trigrams guess on those (it called that Audi caption foreign and "Text Toolbox"
+            // English); half the words in the tagger's lexicon (words of English text, not the
+            // census names, many of which are Spanish words) decides instead.
+            if english_only && !function_word && !foreign && !alphabetic.is_empty() {
+                let english = alphabetic
+                    .iter()
+                    .filter(|w| self.tagger.lookup(w).is_some())
+                    .count();
+                return 2 * english >= alphabetic.len();
             }
         }
         // The identifier's cost grows with the text; its first 120 characters tell the language as
@@ -646,6 +659,15 @@ mod tests {
             reasons(Preset::Cc12m, "une photo de la tour au bord de la mer"),
             ["language", "no_determiner", "rare_word"]
         );
+        // No function words: the vocabulary's share decides (real alt texts).
+        assert!(
+            !reasons(
+                Preset::Cc12m,
+                "Audi e-Tron Sportback makes electric crossovers look good"
+            )
+            .contains(&"language")
+        );
+        assert!(reasons(Preset::Cc12m, "playa hermosa atardecer dorado").contains(&"language"));
         assert_eq!(
             reasons(Preset::Cc3m, "The Big Red Barn In The Field"),
             ["capitalization"]
