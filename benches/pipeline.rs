@@ -9,6 +9,8 @@
 //! - `html`: candidate and link extraction from HTML, in bytes per second.
 //! - `filter`: the text chains of the cc12m and alt200m presets over real alt texts (fetched by
 //!   `scripts/fetch_captions.sh`; skipped without them), and the dedup stage's near-duplicate search.
+//! - `relatedness`: seed 001's TF-IDF relatedness of one document to a downstream set of 1k and of
+//!   100k texts, side by side (its cost must not grow with the set).
 //!
 //! Run: `cargo bench --bench pipeline`. Figures are quoted in README.md.
 
@@ -309,6 +311,36 @@ fn filter(c: &mut Criterion) {
     group.finish();
 }
 
+fn relatedness(c: &mut Criterion) {
+    use altflow::score::relatedness::{IdfTable, Relatedness};
+    // Synthetic text with a Zipf-like vocabulary of 20k words: 8–16 words a document.
+    let mut rng = fastrand::Rng::with_seed(5);
+    let text = |rng: &mut fastrand::Rng| -> String {
+        (0..rng.usize(8..16))
+            .map(|_| {
+                let rank = (20_000f64.powf(rng.f64())) as usize;
+                format!("w{rank}")
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut idf = IdfTable::default();
+    for _ in 0..50_000 {
+        idf.add_document(&text(&mut rng));
+    }
+    let documents: Vec<String> = (0..1000).map(|_| text(&mut rng)).collect();
+    let mut group = c.benchmark_group("relatedness");
+    group.throughput(Throughput::Elements(documents.len() as u64));
+    for size in [1_000, 100_000] {
+        let downstream: Vec<String> = (0..size).map(|_| text(&mut rng)).collect();
+        let scorer = Relatedness::new(idf.clone(), downstream.iter().map(String::as_str));
+        group.bench_function(format!("1000_documents_against_{size}_downstream"), |b| {
+            b.iter(|| documents.iter().map(|d| scorer.score(d)).sum::<f32>())
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     record,
@@ -317,6 +349,7 @@ criterion_group!(
     resize,
     fetch_image,
     html,
-    filter
+    filter,
+    relatedness
 );
 criterion_main!(benches);

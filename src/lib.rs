@@ -22,6 +22,7 @@ pub mod metrics;
 pub mod reason;
 pub mod record;
 pub mod robots;
+pub mod score;
 pub mod serve;
 pub mod sources;
 pub mod stage;

@@ -1,0 +1,62 @@
+//! `altflow idf build` and `altflow score` as a user runs them: files in, JSON lines out, a bad line
+//! answered in place without stopping the rest.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+#[test]
+fn idf_build_then_score_relatedness() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("pretraining.txt");
+    std::fs::write(
+        &corpus,
+        "a red boat on the sea\na dog on the beach\ncity street at night\nthe red door\n",
+    )
+    .unwrap();
+    let downstream = dir.path().join("downstream.txt");
+    std::fs::write(&downstream, "a red boat\nboats in the harbour\n").unwrap();
+    let table = dir.path().join("idf.tsv");
+    let built = common::stdout_of(
+        Command::new(env!("CARGO_BIN_EXE_altflow"))
+            .args(["idf", "build", "--corpus"])
+            .arg(&corpus)
+            .arg("--out")
+            .arg(&table),
+    );
+    assert!(
+        String::from_utf8_lossy(&built).contains("4 documents"),
+        "{}",
+        String::from_utf8_lossy(&built)
+    );
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_altflow"))
+        .args(["score", "--downstream"])
+        .arg(&downstream)
+        .arg("--idf")
+        .arg(&table)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"text\": \"a red boat\"}\nnot json\n{\"text\": \"city street at night\"}\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    // "a red boat" is one of the two downstream texts: cosine 1 with it, more than 0 in all.
+    let same = lines[0]["relatedness"].as_f64().unwrap();
+    assert!((0.999..1.5).contains(&same), "{same}");
+    assert_eq!(lines[1]["line"], 2);
+    // No word of "city street at night" is in a downstream text.
+    assert_eq!(lines[2]["relatedness"].as_f64().unwrap(), 0.0);
+}
