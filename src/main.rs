@@ -130,18 +130,23 @@ enum Command {
         #[command(subcommand)]
         command: IdfCommand,
     },
-    /// Score texts read as JSON lines on stdin (`text`); print one JSON line per input, in order,
-    /// with each score whose data is given. Built so far: `relatedness` (seed 001 eq. 2: the sum of
-    /// TF-IDF cosines to the downstream texts).
+    /// Score texts read as JSON lines on stdin (`text`, and `labels`: the image's object names);
+    /// print one JSON line per input, in order, with each score whose data is given. Built so far:
+    /// `relatedness` (seed 001 eq. 2: the sum of TF-IDF cosines to the downstream texts) and
+    /// `quality` (eq. 3: the three best GloVe similarities between labels and words).
     Score {
-        /// Downstream texts S, one per line.
+        /// Downstream texts S, one per line (gives `relatedness`).
+        #[arg(long, requires = "idf_source")]
+        downstream: Option<PathBuf>,
+        /// GloVe vectors: the text format, or a `.npy` matrix with its `*index.parquet`
+        /// vocabulary beside it (gives `quality`).
         #[arg(long)]
-        downstream: PathBuf,
+        glove: Option<PathBuf>,
         /// IDF table written by `altflow idf build`.
-        #[arg(long, conflicts_with = "idf_corpus")]
+        #[arg(long, conflicts_with = "idf_corpus", group = "idf_source")]
         idf: Option<PathBuf>,
         /// Pretraining text D, one document per line, to count the IDF table from.
-        #[arg(long)]
+        #[arg(long, group = "idf_source")]
         idf_corpus: Option<PathBuf>,
     },
     /// Check a pipeline file without running it; every problem is reported with its key.
@@ -348,9 +353,10 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
         }
         Command::Score {
             downstream,
+            glove,
             idf,
             idf_corpus,
-        } => score_stdin(&downstream, idf, idf_corpus)?,
+        } => score_stdin(downstream, glove, idf, idf_corpus)?,
         Command::Validate { pipeline: path } => {
             let pipeline = Pipeline::load(&path)?;
             let stages: Vec<&str> = pipeline.stages.iter().map(|s| s.as_str()).collect();
@@ -518,17 +524,32 @@ fn print_presets() {
 
 /// `altflow score`: one JSON line out per JSON line in.
 fn score_stdin(
-    downstream: &std::path::Path,
+    downstream: Option<PathBuf>,
+    glove: Option<PathBuf>,
     idf: Option<PathBuf>,
     idf_corpus: Option<PathBuf>,
 ) -> anyhow::Result<()> {
     use std::io::{BufRead, Write};
-    let table = match (idf, idf_corpus) {
-        (Some(path), _) => IdfTable::load(&path)?,
-        (None, Some(corpus)) => IdfTable::from_corpus(&corpus)?,
-        (None, None) => bail!("relatedness needs --idf TABLE or --idf-corpus FILE"),
+    let relatedness = match downstream {
+        Some(downstream) => {
+            let table = match (idf, idf_corpus) {
+                (Some(path), _) => IdfTable::load(&path)?,
+                (None, Some(corpus)) => IdfTable::from_corpus(&corpus)?,
+                (None, None) => bail!("relatedness needs --idf TABLE or --idf-corpus FILE"),
+            };
+            Some(altflow::score::relatedness::Relatedness::from_file(
+                table,
+                &downstream,
+            )?)
+        }
+        None => None,
     };
-    let relatedness = altflow::score::relatedness::Relatedness::from_file(table, downstream)?;
+    let glove = glove
+        .map(|path| altflow::score::glove::Glove::load(&path))
+        .transpose()?;
+    if relatedness.is_none() && glove.is_none() {
+        bail!("nothing to score: give --downstream (with --idf or --idf-corpus) or --glove");
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for (number, line) in std::io::stdin().lock().lines().enumerate() {
@@ -536,16 +557,28 @@ fn score_stdin(
         if line.trim().is_empty() {
             continue;
         }
-        let text = serde_json::from_str::<serde_json::Value>(&line)
+        let input = serde_json::from_str::<serde_json::Value>(&line)
             .map_err(|e| e.to_string())
-            .and_then(|v| {
-                v.get("text")
-                    .and_then(|t| t.as_str())
-                    .map(str::to_string)
-                    .ok_or_else(|| "no string field `text`".to_string())
+            .and_then(|v| match v.get("text").and_then(|t| t.as_str()) {
+                Some(text) => Ok((text.to_string(), v)),
+                None => Err("no string field `text`".to_string()),
             });
-        let output = match text {
-            Ok(text) => serde_json::json!({"relatedness": relatedness.score(&text)}),
+        let output = match input {
+            Ok((text, value)) => {
+                let mut scores = serde_json::Map::new();
+                if let Some(relatedness) = &relatedness {
+                    scores.insert("relatedness".into(), relatedness.score(&text).into());
+                }
+                if let Some(glove) = &glove {
+                    let labels: Vec<&str> = value["labels"]
+                        .as_array()
+                        .map(|a| a.iter().filter_map(|l| l.as_str()).collect())
+                        .unwrap_or_default();
+                    scores.insert("labels".into(), labels.clone().into());
+                    scores.insert("quality".into(), glove.quality(&labels, &text, 3).into());
+                }
+                serde_json::Value::Object(scores)
+            }
             Err(error) => serde_json::json!({"line": number + 1, "error": error}),
         };
         writeln!(out, "{output}")?;

@@ -59,4 +59,36 @@ fn idf_build_then_score_relatedness() {
     assert_eq!(lines[1]["line"], 2);
     // No word of "city street at night" is in a downstream text.
     assert_eq!(lines[2]["relatedness"].as_f64().unwrap(), 0.0);
+
+    // Quality from GloVe vectors in the text format: labels named exactly score 1 each.
+    let glove = dir.path().join("glove.txt");
+    std::fs::write(&glove, "dog 1 0 0\ncat 0 1 0\nbeach 0 0 1\n").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_altflow"))
+        .args(["score", "--glove"])
+        .arg(&glove)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"text\": \"a dog on the beach\", \"labels\": [\"dog\", \"beach\", \"cat\"]}\n{\"text\": \"a dog\"}\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        (lines[0]["quality"].as_f64().unwrap() - 2.0).abs() < 1e-6,
+        "{lines:?}"
+    );
+    assert_eq!(
+        lines[1]["quality"].as_f64().unwrap(),
+        0.0,
+        "no labels, no quality"
+    );
+    assert!(lines[0].get("relatedness").is_none());
 }
