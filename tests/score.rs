@@ -6,6 +6,24 @@ mod common;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+/// Runs `altflow score ARGS` with `input` on stdin; returns its output lines as JSON.
+fn score(args: &[&std::ffi::OsStr], input: &[u8]) -> Vec<serde_json::Value> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_altflow"))
+        .arg("score")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 #[test]
 fn idf_build_then_score_relatedness() {
     let dir = tempfile::tempdir().unwrap();
@@ -31,27 +49,15 @@ fn idf_build_then_score_relatedness() {
         String::from_utf8_lossy(&built)
     );
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_altflow"))
-        .args(["score", "--downstream"])
-        .arg(&downstream)
-        .arg("--idf")
-        .arg(&table)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"{\"text\": \"a red boat\"}\nnot json\n{\"text\": \"city street at night\"}\n")
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success());
-    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = score(
+        &[
+            "--downstream".as_ref(),
+            downstream.as_os_str(),
+            "--idf".as_ref(),
+            table.as_os_str(),
+        ],
+        b"{\"text\": \"a red boat\"}\nnot json\n{\"text\": \"city street at night\"}\n",
+    );
     assert_eq!(lines.len(), 3);
     // "a red boat" is one of the two downstream texts: cosine 1 with it, more than 0 in all.
     let same = lines[0]["relatedness"].as_f64().unwrap();
@@ -63,24 +69,10 @@ fn idf_build_then_score_relatedness() {
     // Quality from GloVe vectors in the text format: labels named exactly score 1 each.
     let glove = dir.path().join("glove.txt");
     std::fs::write(&glove, "dog 1 0 0\ncat 0 1 0\nbeach 0 0 1\n").unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_altflow"))
-        .args(["score", "--glove"])
-        .arg(&glove)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"{\"text\": \"a dog on the beach\", \"labels\": [\"dog\", \"beach\", \"cat\"]}\n{\"text\": \"a dog\"}\n")
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = score(
+        &["--glove".as_ref(), glove.as_os_str()],
+        b"{\"text\": \"a dog on the beach\", \"labels\": [\"dog\", \"beach\", \"cat\"]}\n{\"text\": \"a dog\"}\n",
+    );
     assert!(
         (lines[0]["quality"].as_f64().unwrap() - 2.0).abs() < 1e-6,
         "{lines:?}"
