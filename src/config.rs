@@ -593,13 +593,13 @@ pub struct DedupConfig {
     #[serde(default = "default_max_images_per_text")]
     pub max_images_per_text: u32,
     /// Largest Hamming distance between 64-bit perceptual hashes of near duplicates (0: only equal
-    /// hashes; a negative value is not allowed).
+    /// hashes; at most 32).
     #[serde(default = "default_near_distance")]
     pub near_distance: u32,
     /// Whether near duplicates are dropped at all (exact ones always are).
     #[serde(default = "default_true")]
     pub near_duplicates: bool,
-    /// Kept images remembered per partition for exact and near duplicates (bounded memory).
+    /// Kept images remembered per stage member for exact and near duplicates (bounded memory).
     #[serde(default = "default_dedup_remember")]
     pub remember: usize,
     /// Counters (width × 4 rows × 4 bytes) of the sketch counting images per text.

@@ -1,6 +1,6 @@
 //! altflow: a streaming dataflow job that turns a web crawl into vision-language training data.
 //!
-//! Stages (crawl → filter → fetch → write) are independent consumers and producers on a [`bus`]:
+//! Stages (crawl → filter → fetch → dedup → write) are independent consumers and producers on a [`bus`]:
 //! in one process on the embedded bus, or as separate processes on a Kafka-protocol broker. The
 //! [`writer`] produces WebDataset tar shards and Parquet indexes in object storage.
 //!
