@@ -185,7 +185,8 @@ impl DedupStage {
         let Some(window) = self.held.remove(&partition) else {
             return;
         };
-        let mut live: Vec<(Scored, [u8; 32])> = Vec::with_capacity(window.pairs.len());
+        // Each live pair with its image hash and the text it is compared by (computed once).
+        let mut live: Vec<(Scored, [u8; 32], String)> = Vec::with_capacity(window.pairs.len());
         for (_, pair) in window.pairs {
             let (id, url) = ids(&pair);
             let Some(image) = pair.image.as_ref().filter(|_| pair.candidate.is_some()) else {
@@ -205,43 +206,41 @@ impl DedupStage {
                 );
                 continue;
             }
-            live.push((pair, sha));
+            let text = text_key(&pair);
+            live.push((pair, sha, text));
         }
 
         // Distinct new images per text in this window, added to what earlier windows counted.
-        let mut images_per_text: HashMap<String, HashSet<[u8; 32]>> = HashMap::new();
-        for (pair, sha) in &live {
+        let mut images_per_text: HashMap<&str, HashSet<[u8; 32]>> = HashMap::new();
+        for (_, sha, text) in &live {
             if !self.kept.contains(sha) {
-                images_per_text
-                    .entry(text_key(pair))
-                    .or_default()
-                    .insert(*sha);
+                images_per_text.entry(text).or_default().insert(*sha);
             }
         }
-        let mut shared = HashMap::new();
-        for (text, images) in &images_per_text {
-            let mut count = self.texts.estimate(text.as_bytes());
-            for _ in images {
+        let mut shared: HashMap<String, u32> = HashMap::new();
+        for (text, images) in images_per_text {
+            // One count per distinct image; the last `add` returns the text's new count.
+            let mut count = 0;
+            for _ in &images {
                 count = self.texts.add(text.as_bytes());
             }
             if count > self.config.max_images_per_text {
-                shared.insert(text.clone(), count);
+                shared.insert(text.to_string(), count);
             }
         }
 
         // The texts of each image, in order of the image's first pair.
         let mut order: Vec<[u8; 32]> = Vec::new();
         let mut by_image: HashMap<[u8; 32], Vec<Scored>> = HashMap::new();
-        for (pair, sha) in live {
-            if let Some(&count) = shared.get(&text_key(&pair)) {
+        for (pair, sha, text) in live {
+            if let Some(&count) = shared.get(&text) {
                 let (id, url) = ids(&pair);
                 out.reject(
                     Reason::SharedText,
                     &id,
                     &url,
                     format!(
-                        "{:?} came with {count} images (at most {})",
-                        text_key(&pair),
+                        "{text:?} came with {count} images (at most {})",
                         self.config.max_images_per_text
                     ),
                 );
@@ -305,19 +304,21 @@ impl DedupStage {
 
     /// Index of the best-scored pair: highest score, then most words, then the first.
     fn best(&self, pairs: &[Scored]) -> usize {
-        let words = |p: &Scored| {
-            p.candidate
+        let rank = |p: &Scored| {
+            let words = p
+                .candidate
                 .as_ref()
-                .map_or(0, |c| c.alt.split_whitespace().count())
+                .map_or(0, |c| c.alt.split_whitespace().count());
+            (self.score(p), words)
         };
-        let mut best = 0;
+        let mut best = (0, rank(&pairs[0]));
         for (i, pair) in pairs.iter().enumerate().skip(1) {
-            let (score, top) = (self.score(pair), self.score(&pairs[best]));
-            if score > top || (score == top && words(pair) > words(&pairs[best])) {
-                best = i;
+            let r = rank(pair);
+            if r.0 > best.1.0 || (r.0 == best.1.0 && r.1 > best.1.1) {
+                best = (i, r);
             }
         }
-        best
+        best.0
     }
 }
 
