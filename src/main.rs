@@ -529,7 +529,6 @@ fn score_stdin(
     idf: Option<PathBuf>,
     idf_corpus: Option<PathBuf>,
 ) -> anyhow::Result<()> {
-    use std::io::{BufRead, Write};
     let relatedness = match downstream {
         Some(downstream) => {
             let table = match (idf, idf_corpus) {
@@ -550,6 +549,31 @@ fn score_stdin(
     if relatedness.is_none() && glove.is_none() {
         bail!("nothing to score: give --downstream (with --idf or --idf-corpus) or --glove");
     }
+    answer_json_lines("text", |text, value| {
+        let mut scores = serde_json::Map::new();
+        if let Some(relatedness) = &relatedness {
+            scores.insert("relatedness".into(), relatedness.score(text).into());
+        }
+        if let Some(glove) = &glove {
+            let labels: Vec<&str> = value["labels"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|l| l.as_str()).collect())
+                .unwrap_or_default();
+            scores.insert("labels".into(), labels.clone().into());
+            scores.insert("quality".into(), glove.quality(&labels, text, 3).into());
+        }
+        serde_json::Value::Object(scores)
+    })
+}
+
+/// Reads JSON objects from stdin, one per line (blank lines skipped), and prints one JSON line per
+/// input in order: `answer(field, object)` for an object with the string `field`, else the line
+/// number and what is wrong with it, so that one bad line loses nothing else.
+fn answer_json_lines(
+    field: &str,
+    mut answer: impl FnMut(&str, &serde_json::Value) -> serde_json::Value,
+) -> anyhow::Result<()> {
+    use std::io::{BufRead, Write};
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for (number, line) in std::io::stdin().lock().lines().enumerate() {
@@ -557,32 +581,19 @@ fn score_stdin(
         if line.trim().is_empty() {
             continue;
         }
-        let input = serde_json::from_str::<serde_json::Value>(&line)
-            .map_err(|e| e.to_string())
-            .and_then(|v| match v.get("text").and_then(|t| t.as_str()) {
-                Some(text) => Ok((text.to_string(), v)),
-                None => Err("no string field `text`".to_string()),
-            });
-        let output = match input {
-            Ok((text, value)) => {
-                let mut scores = serde_json::Map::new();
-                if let Some(relatedness) = &relatedness {
-                    scores.insert("relatedness".into(), relatedness.score(&text).into());
-                }
-                if let Some(glove) = &glove {
-                    let labels: Vec<&str> = value["labels"]
-                        .as_array()
-                        .map(|a| a.iter().filter_map(|l| l.as_str()).collect())
-                        .unwrap_or_default();
-                    scores.insert("labels".into(), labels.clone().into());
-                    scores.insert("quality".into(), glove.quality(&labels, &text, 3).into());
-                }
-                serde_json::Value::Object(scores)
-            }
-            Err(error) => serde_json::json!({"line": number + 1, "error": error}),
+        let output = match serde_json::from_str::<serde_json::Value>(&line) {
+            Err(e) => serde_json::json!({"line": number + 1, "error": e.to_string()}),
+            Ok(value) => match value.get(field).and_then(|v| v.as_str()) {
+                Some(text) => answer(text, &value),
+                None => serde_json::json!({
+                    "line": number + 1,
+                    "error": format!("no string field `{field}`"),
+                }),
+            },
         };
         writeln!(out, "{output}")?;
     }
+    out.flush()?;
     Ok(())
 }
 
@@ -590,7 +601,6 @@ fn filter_stdin(
     preset: Option<altflow::filter::Preset>,
     pipeline: Option<PathBuf>,
 ) -> anyhow::Result<()> {
-    use std::io::{BufRead, Write};
     let mut config = match &pipeline {
         Some(path) => Pipeline::load(path)?.filter,
         None => altflow::config::FilterConfig::default(),
@@ -603,33 +613,7 @@ fn filter_stdin(
         .map_err(|e| anyhow::anyhow!("[filter]: {e}"))?;
     let image_rules = rules.image();
     let mut filter = altflow::filter::TextFilter::new(rules);
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    for (number, line) in std::io::stdin().lock().lines().enumerate() {
-        let line = line.context("reading stdin")?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let input: serde_json::Value = match serde_json::from_str(&line) {
-            Ok(value) => value,
-            Err(e) => {
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::json!({"line": number + 1, "error": e.to_string()})
-                )?;
-                continue;
-            }
-        };
-        let Some(alt) = input.get("alt").and_then(|a| a.as_str()) else {
-            let error = "no string field `alt`";
-            writeln!(
-                out,
-                "{}",
-                serde_json::json!({"line": number + 1, "error": error})
-            )?;
-            continue;
-        };
+    answer_json_lines("alt", |alt, input| {
         let decision = filter.check(alt);
         let mut reasons: Vec<&str> = decision.reasons.iter().map(|r| r.as_str()).collect();
         let size = |key: &str| input.get(key).and_then(|v| v.as_u64()).map(|v| v as u32);
@@ -654,12 +638,6 @@ fn filter_stdin(
         } else {
             "reject"
         };
-        writeln!(
-            out,
-            "{}",
-            serde_json::json!({"decision": decision_name, "reasons": reasons, "text": decision.text})
-        )?;
-    }
-    out.flush()?;
-    Ok(())
+        serde_json::json!({"decision": decision_name, "reasons": reasons, "text": decision.text})
+    })
 }
