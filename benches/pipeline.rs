@@ -8,7 +8,8 @@
 //!   resize to 512 px, re-encode, hash) on a 640x480 and a 1200x800 JPEG.
 //! - `html`: candidate and link extraction from HTML, in bytes per second.
 //! - `filter`: the text chains of the cc12m and alt200m presets over real alt texts (fetched by
-//!   `scripts/fetch_captions.sh`; skipped without them), and the dedup stage's near-duplicate search.
+//!   `scripts/fetch_captions.sh`; skipped without them);
+//! - `dedup`: the dedup stage's near-duplicate search among 100k kept perceptual hashes.
 //! - `relatedness`: seed 001's TF-IDF relatedness of one document to a downstream set of 1k and of
 //!   100k texts, side by side (its cost must not grow with the set).
 //!
@@ -297,7 +298,12 @@ fn filter(c: &mut Criterion) {
             }
         }
     }
+    group.finish();
+}
+
+fn dedup(c: &mut Criterion) {
     // 100k kept perceptual hashes, queries at distance 4: the dedup stage's lookup per image.
+    let mut group = c.benchmark_group("dedup");
     let mut rng = fastrand::Rng::with_seed(3);
     let mut index = altflow::dedup::NearIndex::new(4, 100_000);
     for _ in 0..100_000 {
@@ -350,6 +356,7 @@ criterion_group!(
     fetch_image,
     html,
     filter,
+    dedup,
     relatedness
 );
 criterion_main!(benches);
