@@ -229,13 +229,20 @@ impl TextFilter {
         let words: Vec<&Token<'_>> = tokens.iter().filter(|t| t.is_word).collect();
         let lower: Vec<String> = words.iter().map(|t| t.text.to_lowercase()).collect();
         let lower_text = text.to_lowercase();
+        // The alphabetic words, each with whether the vocabulary knows it: the language and the
+        // vocabulary rules both ask.
+        let alphabetic: Vec<(&str, bool)> = lower
+            .iter()
+            .filter(|w| w.chars().all(char::is_alphabetic))
+            .map(|w| (w.as_str(), self.vocabulary.contains(w)))
+            .collect();
 
         if words.len() < rules.min_words {
             reasons.push(Reason::TooFewWords);
         } else if words.len() > rules.max_words {
             reasons.push(Reason::TooManyWords);
         }
-        if !self.languages.is_empty() && !self.in_languages(&text, &lower) {
+        if !self.languages.is_empty() && !self.in_languages(&text, &alphabetic) {
             reasons.push(Reason::Language);
         }
         if rules.require_noun || rules.require_determiner || rules.require_preposition {
@@ -261,18 +268,14 @@ impl TextFilter {
         // Every word of every caption counts towards the stream's word frequencies.
         let mut unknown = 0usize;
         let mut rarest = u32::MAX;
-        let mut alphabetic = 0usize;
-        for word in &lower {
-            if !word.chars().all(char::is_alphabetic) {
-                continue;
-            }
-            alphabetic += 1;
+        for &(word, known) in &alphabetic {
             let seen = self.words.add(word.as_bytes());
-            if !self.vocabulary.contains(word) {
+            if !known {
                 unknown += 1;
                 rarest = rarest.min(seen);
             }
         }
+        let alphabetic = alphabetic.len();
         if rules.rare_word_min_count > 0 && rarest < rules.rare_word_min_count {
             reasons.push(Reason::RareWord);
         }
@@ -310,32 +313,24 @@ impl TextFilter {
         Decision { reasons, text }
     }
 
-    fn in_languages(&self, text: &str, lower: &[String]) -> bool {
+    /// Whether `text`, whose alphabetic words (lower case, with whether the vocabulary knows each)
+    /// are `alphabetic`, is in an accepted language.
+    fn in_languages(&self, text: &str, alphabetic: &[(&str, bool)]) -> bool {
         if self.languages.contains(&whatlang::Lang::Eng) {
-            let alphabetic: Vec<&String> = lower
-                .iter()
-                .filter(|w| w.chars().all(char::is_alphabetic))
-                .collect();
-            let known = alphabetic
-                .iter()
-                .filter(|w| self.vocabulary.contains(w))
-                .count();
             let function_word = alphabetic
                 .iter()
-                .any(|w| ENGLISH_FUNCTION_WORDS.contains(&w.as_str()));
-            if function_word && known as f32 >= ENGLISH_BY_LEXICON * alphabetic.len() as f32 {
-                return true;
-            }
+                .any(|(w, _)| ENGLISH_FUNCTION_WORDS.contains(w));
             let foreign = alphabetic
                 .iter()
-                .any(|w| FOREIGN_FUNCTION_WORDS.contains(&w.as_str()));
+                .any(|(w, _)| FOREIGN_FUNCTION_WORDS.contains(w));
+            let known = alphabetic.iter().filter(|(_, known)| *known).count();
             let share = known as f32 / alphabetic.len().max(1) as f32;
-            if !foreign && share >= ENGLISH_BY_LEXICON {
-                return true;
-            }
-            // An English function word and no other language's: half the words known will do
-            // ("The “Curves” dialog", "Integrating a new dialog in a dialog group").
-            if function_word && !foreign && share >= 0.5 {
+            // Known words with an English function word, or without another language's; with
+            // both conditions, half the words known will do ("The “Curves” dialog", "Integrating
+            // a new dialog in a dialog group").
+            if share >= ENGLISH_BY_LEXICON && (function_word || !foreign)
+                || (function_word && !foreign && share >= 0.5)
+            {
                 return true;
             }
             let english_only = self.languages.len() == 1;
@@ -351,7 +346,7 @@ impl TextFilter {
             if english_only && !function_word && !foreign && !alphabetic.is_empty() {
                 let english = alphabetic
                     .iter()
-                    .filter(|w| self.tagger.lookup(w).is_some())
+                    .filter(|(w, _)| self.tagger.lookup(w).is_some())
                     .count();
                 return 2 * english >= alphabetic.len();
             }
