@@ -5,6 +5,7 @@
 //! stopped: the [`runner`] does poll → decode → process → produce → store offsets for every stage.
 
 pub mod cpu;
+pub mod held;
 pub mod runner;
 
 use std::sync::Arc;

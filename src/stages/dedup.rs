@@ -21,7 +21,6 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
 
 use async_trait::async_trait;
 
@@ -30,6 +29,7 @@ use crate::dedup::{BoundedSet, NearIndex};
 use crate::filter::sketch::CountMinSketch;
 use crate::reason::Reason;
 use crate::record::Scored;
+use crate::stage::held::Held;
 use crate::stage::{Emitter, Input, Stage, StageError};
 
 /// A test-set hash file could not be used.
@@ -136,16 +136,11 @@ pub struct DedupStage {
     config: DedupConfig,
     output: Arc<str>,
     test_sets: TestSets,
-    held: HashMap<i32, Window>,
+    /// Pairs of each partition waiting for their window to close.
+    held: Held<Vec<Scored>>,
     kept: BoundedSet<[u8; 32]>,
     near: NearIndex,
     texts: CountMinSketch,
-}
-
-/// Pairs of one partition waiting for their window to close.
-struct Window {
-    pairs: Vec<(i64, Scored)>,
-    last_input: Instant,
 }
 
 impl DedupStage {
@@ -158,7 +153,7 @@ impl DedupStage {
             config,
             output,
             test_sets,
-            held: HashMap::new(),
+            held: Held::default(),
         }
     }
 
@@ -182,12 +177,12 @@ impl DedupStage {
 
     /// Decides one partition's window.
     fn decide(&mut self, partition: i32, out: &mut Emitter) {
-        let Some(window) = self.held.remove(&partition) else {
+        let Some((_, window)) = self.held.take(partition) else {
             return;
         };
         // Each live pair with its image hash and the text it is compared by (computed once).
-        let mut live: Vec<(Scored, [u8; 32], String)> = Vec::with_capacity(window.pairs.len());
-        for (_, pair) in window.pairs {
+        let mut live: Vec<(Scored, [u8; 32], String)> = Vec::with_capacity(window.len());
+        for pair in window {
             let (id, url) = ids(&pair);
             let Some(image) = pair.image.as_ref().filter(|_| pair.candidate.is_some()) else {
                 out.reject(Reason::Incomplete, &id, &url, "pair without image or text");
@@ -351,13 +346,9 @@ impl Stage for DedupStage {
     ) -> Result<(), StageError> {
         let mut full = Vec::new();
         for input in batch {
-            let window = self.held.entry(input.partition).or_insert_with(|| Window {
-                pairs: Vec::new(),
-                last_input: Instant::now(),
-            });
-            window.pairs.push((input.offset, input.record));
-            window.last_input = Instant::now();
-            if window.pairs.len() >= self.config.window && !full.contains(&input.partition) {
+            let window = self.held.input(input.partition, input.offset, Vec::new);
+            window.push(input.record);
+            if window.len() >= self.config.window && !full.contains(&input.partition) {
                 full.push(input.partition);
             }
         }
@@ -368,35 +359,22 @@ impl Stage for DedupStage {
     }
 
     async fn tick(&mut self, out: &mut Emitter) -> Result<(), StageError> {
-        let idle: Vec<i32> = self
-            .held
-            .iter()
-            .filter(|(_, w)| w.last_input.elapsed() >= self.config.flush_after)
-            .map(|(p, _)| *p)
-            .collect();
-        for partition in idle {
+        for partition in self.held.idle(self.config.flush_after) {
             self.decide(partition, out);
         }
         Ok(())
     }
 
     fn held_from(&self, _topic: &str, partition: i32) -> Option<i64> {
-        self.held
-            .get(&partition)
-            .and_then(|w| w.pairs.first())
-            .map(|(offset, _)| *offset)
+        self.held.held_from(partition)
     }
 
     async fn revoked(&mut self, partitions: &[(Arc<str>, i32)]) {
-        // The new owner replays the held pairs from the committed offset.
-        for (_, partition) in partitions {
-            self.held.remove(partition);
-        }
+        self.held.revoke(partitions);
     }
 
     async fn finish(&mut self, out: &mut Emitter) -> Result<(), StageError> {
-        let partitions: Vec<i32> = self.held.keys().copied().collect();
-        for partition in partitions {
+        for partition in self.held.partitions() {
             self.decide(partition, out);
         }
         Ok(())

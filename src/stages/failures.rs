@@ -11,9 +11,7 @@
 //! A file is written when it holds `write.max_records` rows or has been idle `write.flush_after`, and
 //! input offsets are committed only after it is written, so a crash replays rather than loses.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Instant;
 
 use arrow_array::builder::{BinaryBuilder, StringBuilder};
 use arrow_array::{Array, ArrayRef, BinaryArray, RecordBatch, StringArray};
@@ -25,6 +23,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use crate::config::WriteConfig;
 use crate::record::{Reject, ShardAnnouncement};
+use crate::stage::held::Held;
 use crate::stage::{Emitter, Input, Stage, StageError};
 use crate::writer::WriterError;
 use crate::writer::store::{Store, StoreError};
@@ -49,19 +48,13 @@ fn schema() -> SchemaRef {
     ]))
 }
 
-/// Rejections of one partition not yet written.
-struct Pending {
-    first_offset: i64,
-    rows: Vec<Reject>,
-    last_append: Instant,
-}
-
 /// The failures stage.
 pub struct FailuresStage {
     store: Store,
     config: WriteConfig,
     run: String,
-    pending: BTreeMap<i32, Pending>,
+    /// Rejections of each partition not yet written.
+    pending: Held<Vec<Reject>>,
     announcements: Arc<str>,
 }
 
@@ -79,19 +72,19 @@ impl FailuresStage {
             store,
             config,
             run: run.map_or_else(|| STREAM.to_string(), |run| run.to_string()),
-            pending: BTreeMap::new(),
+            pending: Held::default(),
             announcements,
         })
     }
 
     async fn write(&mut self, partition: i32, out: &mut Emitter) -> Result<(), WriterError> {
-        let Some(pending) = self.pending.remove(&partition) else {
+        let Some((first_offset, rows)) = self.pending.take(partition) else {
             return Ok(());
         };
-        let file = format!("{partition:05}-{:012}.parquet", pending.first_offset);
+        let file = format!("{partition:05}-{first_offset:012}.parquet");
         let name = format!("{FOLDER}/{}/{file}", self.run);
         let path = self.store.path(FOLDER).join(self.run.as_str()).join(file);
-        let bytes = encode(&pending.rows).map_err(|source| WriterError::Index {
+        let bytes = encode(&rows).map_err(|source| WriterError::Index {
             path: name.clone(),
             source,
         })?;
@@ -107,10 +100,10 @@ impl FailuresStage {
             })?;
         let announcement = ShardAnnouncement {
             url: self.store.url(&name),
-            rows: pending.rows.len() as u64,
+            rows: rows.len() as u64,
             bytes: size,
             partition,
-            first_offset: pending.first_offset,
+            first_offset,
             ..Default::default()
         };
         out.emit(&self.announcements.clone(), &name, &announcement);
@@ -275,17 +268,9 @@ impl Stage for FailuresStage {
             if input.record.payload.is_empty() {
                 continue;
             }
-            let pending = self
-                .pending
-                .entry(input.partition)
-                .or_insert_with(|| Pending {
-                    first_offset: input.offset,
-                    rows: Vec::new(),
-                    last_append: Instant::now(),
-                });
-            pending.rows.push(input.record);
-            pending.last_append = Instant::now();
-            if pending.rows.len() >= self.config.max_records {
+            let rows = self.pending.input(input.partition, input.offset, Vec::new);
+            rows.push(input.record);
+            if rows.len() >= self.config.max_records {
                 full.push(input.partition);
             }
         }
@@ -296,31 +281,22 @@ impl Stage for FailuresStage {
     }
 
     async fn tick(&mut self, out: &mut Emitter) -> Result<(), StageError> {
-        let idle: Vec<i32> = self
-            .pending
-            .iter()
-            .filter(|(_, p)| p.last_append.elapsed() >= self.config.flush_after)
-            .map(|(partition, _)| *partition)
-            .collect();
-        for partition in idle {
+        for partition in self.pending.idle(self.config.flush_after) {
             self.write(partition, out).await?;
         }
         Ok(())
     }
 
     fn held_from(&self, _topic: &str, partition: i32) -> Option<i64> {
-        self.pending.get(&partition).map(|p| p.first_offset)
+        self.pending.held_from(partition)
     }
 
     async fn revoked(&mut self, partitions: &[(Arc<str>, i32)]) {
-        for (_, partition) in partitions {
-            self.pending.remove(partition);
-        }
+        self.pending.revoke(partitions);
     }
 
     async fn finish(&mut self, out: &mut Emitter) -> Result<(), StageError> {
-        let partitions: Vec<i32> = self.pending.keys().copied().collect();
-        for partition in partitions {
+        for partition in self.pending.partitions() {
             self.write(partition, out).await?;
         }
         Ok(())
