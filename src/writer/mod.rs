@@ -18,7 +18,6 @@ pub mod tar;
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Instant;
 
 use async_trait::async_trait;
 use futures::TryStreamExt;
@@ -29,6 +28,7 @@ use crate::dedup::BoundedSet;
 use crate::metrics::StageMetrics;
 use crate::reason::Reason;
 use crate::record::{Candidate, Image, Sample, ShardAnnouncement};
+use crate::stage::held::Held;
 use crate::stage::{Emitter, Input, Stage, StageError};
 use index::{IndexBuilder, Placement};
 use store::Store;
@@ -85,14 +85,12 @@ pub fn parse_shard_name(name: &str) -> Option<(Option<u64>, i32, i64)> {
     Some((run, partition.parse().ok()?, offset.parse().ok()?))
 }
 
-/// A shard being filled.
+/// A shard being filled (its first offset is held with it, in [`Held`]).
 struct OpenShard {
-    first_offset: i64,
     last_offset: i64,
     tar: TarBuilder,
     index: IndexBuilder,
     rows: u64,
-    last_append: Instant,
 }
 
 /// The writer stage.
@@ -100,7 +98,7 @@ pub struct WriterStage {
     store: Store,
     config: WriteConfig,
     shards_topic: Arc<str>,
-    open: HashMap<i32, OpenShard>,
+    open: Held<OpenShard>,
     recent: HashMap<i32, BoundedSet<String>>,
     metrics: StageMetrics,
     run: Option<u64>,
@@ -113,7 +111,7 @@ impl WriterStage {
             store,
             config,
             shards_topic,
-            open: HashMap::new(),
+            open: Held::default(),
             recent: HashMap::new(),
             metrics: StageMetrics::new("write"),
             run: None,
@@ -227,13 +225,13 @@ impl WriterStage {
 
     /// Writes the open shard of `partition` (if it has rows) and announces it.
     async fn finish_shard(&mut self, partition: i32, out: &mut Emitter) -> Result<(), WriterError> {
-        let Some(shard) = self.open.remove(&partition) else {
+        let Some((first_offset, shard)) = self.open.take(partition) else {
             return Ok(());
         };
         if shard.rows == 0 {
             return Ok(());
         }
-        let name = shard_name(self.run, partition, shard.first_offset);
+        let name = shard_name(self.run, partition, first_offset);
         let tar_name = format!("{name}.tar");
         let index_name = format!("{name}.parquet");
         let tar = shard.tar.finish();
@@ -252,7 +250,7 @@ impl WriterStage {
             rows: shard.rows,
             bytes: tar_bytes,
             partition,
-            first_offset: shard.first_offset,
+            first_offset,
             last_offset: shard.last_offset,
         };
         let topic = self.shards_topic.clone();
@@ -309,16 +307,13 @@ impl Stage for WriterStage {
             if !self.recent.contains_key(&partition) {
                 self.adopt_partition(partition, input.offset).await?;
             }
-            let shard = self.open.entry(partition).or_insert_with(|| OpenShard {
-                first_offset: input.offset,
+            let shard = self.open.input(partition, input.offset, || OpenShard {
                 last_offset: input.offset,
                 tar: TarBuilder::new(),
                 index: IndexBuilder::default(),
                 rows: 0,
-                last_append: Instant::now(),
             });
             shard.last_offset = input.offset;
-            shard.last_append = Instant::now();
             let sample = input.record;
             let id = sample.id().to_string();
             let url = sample
@@ -368,33 +363,26 @@ impl Stage for WriterStage {
     }
 
     async fn tick(&mut self, out: &mut Emitter) -> Result<(), StageError> {
-        let idle: Vec<i32> = self
-            .open
-            .iter()
-            .filter(|(_, s)| s.last_append.elapsed() >= self.config.flush_after)
-            .map(|(p, _)| *p)
-            .collect();
-        for partition in idle {
+        for partition in self.open.idle(self.config.flush_after) {
             self.finish_shard(partition, out).await?;
         }
         Ok(())
     }
 
     fn held_from(&self, _topic: &str, partition: i32) -> Option<i64> {
-        self.open.get(&partition).map(|s| s.first_offset)
+        self.open.held_from(partition)
     }
 
     async fn revoked(&mut self, partitions: &[(Arc<str>, i32)]) {
         // The new owner replays from the committed offset and rebuilds these shards.
+        self.open.revoke(partitions);
         for (_, partition) in partitions {
-            self.open.remove(partition);
             self.recent.remove(partition);
         }
     }
 
     async fn finish(&mut self, out: &mut Emitter) -> Result<(), StageError> {
-        let partitions: Vec<i32> = self.open.keys().copied().collect();
-        for partition in partitions {
+        for partition in self.open.partitions() {
             self.finish_shard(partition, out).await?;
         }
         Ok(())
