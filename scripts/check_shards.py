@@ -9,7 +9,7 @@ What it checks:
 * every ``*.tar`` under OUT_DIR (recursively) has an ``X.parquet`` next to it,
   and every ``*.parquet`` (outside ``failures/``) has an ``X.tar`` next to it;
 * every tar member is a regular file named ``KEY.jpg``, ``KEY.txt`` or
-  ``KEY.json`` (KEY is non-empty and has no dots or slashes), no member
+  ``KEY.json``, or the optional ``KEY.npy`` (KEY is non-empty and has no dots or slashes), no member
   appears twice, and every KEY has all three members;
 * ``.jpg`` starts with the JPEG magic bytes FF D8 FF, ``.txt`` is non-empty
   UTF-8 (not just whitespace), ``.json`` is valid UTF-8 JSON;
@@ -45,6 +45,8 @@ except ImportError:  # pragma: no cover - environment problem, not a shard probl
     sys.exit("check_shards.py needs pyarrow: pip install pyarrow")
 
 EXTENSIONS = ("jpg", "txt", "json")
+# Written only when the scoring stage keeps CLIP embeddings.
+OPTIONAL = ("npy",)
 JPEG_MAGIC = b"\xff\xd8\xff"
 
 
@@ -99,13 +101,17 @@ def split_member_name(name: str) -> tuple[str, str] | None:
     if "/" in name or "\\" in name or "." not in name:
         return None
     key, ext = name.split(".", 1)
-    if not key or ext not in EXTENSIONS:
+    if not key or ext not in EXTENSIONS + OPTIONAL:
         return None
     return key, ext
 
 
 def check_member_content(ext: str, data: bytes) -> str | None:
     """Return an error message for a member's bytes, or None if they look right."""
+    if ext == "npy":
+        if not data.startswith(b"\x93NUMPY"):
+            return ".npy does not start with the NumPy magic"
+        return None
     if ext == "jpg":
         if not data.startswith(JPEG_MAGIC):
             return f".jpg does not start with JPEG magic FF D8 FF (starts with {data[:8].hex(' ') or 'nothing'})"
@@ -140,7 +146,7 @@ def read_tar_keys(tar_path: Path, report: Report) -> list[str] | None:
                     continue
                 parts = split_member_name(name)
                 if parts is None:
-                    report.error(tar_path, f"unexpected member name {name!r} (want KEY.jpg, KEY.txt or KEY.json)")
+                    report.error(tar_path, f"unexpected member name {name!r} (want KEY.jpg, KEY.txt, KEY.json or KEY.npy)")
                     continue
                 key, ext = parts
                 if ext in members_by_key[key]:

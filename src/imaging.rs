@@ -52,10 +52,11 @@ pub fn fit_within(width: u32, height: u32, max_side: u32) -> (u32, u32) {
 /// the CPU's SIMD extensions. The filter's support scales with the reduction, so downscaling
 /// averages every source pixel (no aliasing).
 pub fn resize(image: &RgbImage, width: u32, height: u32) -> RgbImage {
-    convolve(image, width, height, FilterType::CatmullRom)
+    resize_with(image, width, height, FilterType::CatmullRom)
 }
 
-fn convolve(image: &RgbImage, width: u32, height: u32, filter: FilterType) -> RgbImage {
+/// Resizes with the convolution `filter` (SIMD, support scaled with the reduction as Pillow does).
+pub fn resize_with(image: &RgbImage, width: u32, height: u32, filter: FilterType) -> RgbImage {
     if (width, height) == image.dimensions() {
         return image.clone();
     }
@@ -120,7 +121,7 @@ pub fn perceptual_hash(image: &RgbImage) -> u64 {
     // (which the hash's stability under resizing rests on; a box filter flipped 12 of 64 bits in the
     // test below), with a third of Lanczos3's taps (at 512 → 32 px Lanczos3 weighed 96 pixels per
     // output and cost as much as the main resize).
-    let small = convolve(
+    let small = resize_with(
         image,
         HASH_SIDE as u32,
         HASH_SIDE as u32,

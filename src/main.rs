@@ -130,24 +130,34 @@ enum Command {
         #[command(subcommand)]
         command: IdfCommand,
     },
-    /// Score texts read as JSON lines on stdin (`text`, and `labels`: the image's object names);
-    /// print one JSON line per input, in order, with each score whose data is given. Built so far:
-    /// `relatedness` (seed 001 eq. 2: the sum of TF-IDF cosines to the downstream texts) and
-    /// `quality` (eq. 3: the three best GloVe similarities between labels and words).
+    /// Score pairs read as JSON lines on stdin: `text`, `image_path` or `image_url` (for
+    /// `clip_similarity` and zero-shot `labels`), and optionally `labels` (object names to use
+    /// instead of zero-shot ones). Prints one JSON line per input, in order, with each score whose
+    /// model or data is configured: by the pipeline's `[score]` table and these flags.
     Score {
+        /// Pipeline file whose `[score]` table (and `[http]`, for image URLs) to use.
+        #[arg(long)]
+        pipeline: Option<PathBuf>,
+        /// CLIP checkpoint directory in Hugging Face layout (gives `clip_similarity`, `labels`).
+        #[arg(long)]
+        clip_model: Option<PathBuf>,
         /// Downstream texts S, one per line (gives `relatedness`).
-        #[arg(long, requires = "idf_source")]
+        #[arg(long)]
         downstream: Option<PathBuf>,
         /// GloVe vectors: the text format, or a `.npy` matrix with its `*index.parquet`
         /// vocabulary beside it (gives `quality`).
         #[arg(long)]
         glove: Option<PathBuf>,
         /// IDF table written by `altflow idf build`.
-        #[arg(long, conflicts_with = "idf_corpus", group = "idf_source")]
+        #[arg(long, conflicts_with = "idf_corpus")]
         idf: Option<PathBuf>,
         /// Pretraining text D, one document per line, to count the IDF table from.
-        #[arg(long, group = "idf_source")]
+        #[arg(long)]
         idf_corpus: Option<PathBuf>,
+        /// The open-nsfw ONNX model (gives `nsfw`; ONNX Runtime from ORT_DYLIB_PATH or the
+        /// pipeline's `score.onnxruntime`).
+        #[arg(long)]
+        nsfw_model: Option<PathBuf>,
     },
     /// Check a pipeline file without running it; every problem is reported with its key.
     Validate {
@@ -352,11 +362,38 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
             );
         }
         Command::Score {
+            pipeline,
+            clip_model,
             downstream,
             glove,
             idf,
             idf_corpus,
-        } => score_stdin(downstream, glove, idf, idf_corpus)?,
+            nsfw_model,
+        } => {
+            let (mut config, http, fetch) = match &pipeline {
+                Some(path) => {
+                    let p = Pipeline::load(path)?;
+                    (p.score, p.http, p.fetch)
+                }
+                None => Default::default(),
+            };
+            // Flags override the file; an IDF flag replaces the file's IDF source.
+            if idf.is_some() || idf_corpus.is_some() {
+                config.idf = idf;
+                config.idf_corpus = idf_corpus;
+            }
+            for (flag, value) in [
+                (&mut config.clip_model, clip_model),
+                (&mut config.downstream, downstream),
+                (&mut config.glove, glove),
+                (&mut config.nsfw_model, nsfw_model),
+            ] {
+                if value.is_some() {
+                    *flag = value;
+                }
+            }
+            score_stdin(config, http, fetch.max_image_bytes).await?
+        }
         Command::Validate { pipeline: path } => {
             let pipeline = Pipeline::load(&path)?;
             let stages: Vec<&str> = pipeline.stages.iter().map(|s| s.as_str()).collect();
@@ -523,46 +560,73 @@ fn print_presets() {
 }
 
 /// `altflow score`: one JSON line out per JSON line in.
-fn score_stdin(
-    downstream: Option<PathBuf>,
-    glove: Option<PathBuf>,
-    idf: Option<PathBuf>,
-    idf_corpus: Option<PathBuf>,
+async fn score_stdin(
+    config: altflow::config::ScoreConfig,
+    http: altflow::config::HttpConfig,
+    max_image_bytes: usize,
 ) -> anyhow::Result<()> {
-    let relatedness = match downstream {
-        Some(downstream) => {
-            let table = match (idf, idf_corpus) {
-                (Some(path), _) => IdfTable::load(&path)?,
-                (None, Some(corpus)) => IdfTable::from_corpus(&corpus)?,
-                (None, None) => bail!("relatedness needs --idf TABLE or --idf-corpus FILE"),
-            };
-            Some(altflow::score::relatedness::Relatedness::from_file(
-                table,
-                &downstream,
-            )?)
-        }
-        None => None,
-    };
-    let glove = glove
-        .map(|path| altflow::score::glove::Glove::load(&path))
-        .transpose()?;
-    if relatedness.is_none() && glove.is_none() {
-        bail!("nothing to score: give --downstream (with --idf or --idf-corpus) or --glove");
+    use altflow::score::{Item, Scorer};
+    if config.clip_model.is_none()
+        && config.glove.is_none()
+        && config.downstream.is_none()
+        && config.nsfw_model.is_none()
+    {
+        bail!(
+            "nothing to score: give --clip-model, --glove, --nsfw-model or --downstream (with \
+             --idf or --idf-corpus), or a --pipeline whose [score] table names them"
+        );
     }
+    let scorer = Scorer::from_config(&config)?;
+    let web = altflow::web::Web::new(&http)?;
+    let runtime = tokio::runtime::Handle::current();
+    let image = |value: &serde_json::Value| -> Result<Option<image::RgbImage>, String> {
+        let bytes = if let Some(path) = value.get("image_path").and_then(|v| v.as_str()) {
+            std::fs::read(path).map_err(|e| format!("image_path {path}: {e}"))?
+        } else if let Some(url) = value.get("image_url").and_then(|v| v.as_str()) {
+            // The crawler's HTTP rules (address guard, robots, size limit) hold here too.
+            let fetched =
+                tokio::task::block_in_place(|| runtime.block_on(web.get(url, max_image_bytes)));
+            fetched
+                .map_err(|e| format!("image_url {url}: {} {}", e.reason, e.detail))?
+                .body
+        } else {
+            return Ok(None);
+        };
+        let decoded = image::load_from_memory(&bytes).map_err(|e| format!("image: {e}"))?;
+        Ok(Some(decoded.to_rgb8()))
+    };
     answer_json_lines("text", |text, value| {
-        let mut scores = serde_json::Map::new();
-        if let Some(relatedness) = &relatedness {
-            scores.insert("relatedness".into(), relatedness.score(text).into());
+        let image = match image(value) {
+            Ok(image) => image,
+            Err(error) => return serde_json::json!({ "error": error }),
+        };
+        let labels: Vec<String> = value["labels"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|l| l.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let item = Item {
+            text,
+            image: image.as_ref(),
+            labels: &labels,
+        };
+        match scorer.score(&[item]) {
+            Err(error) => serde_json::json!({ "error": error.to_string() }),
+            Ok(mut scores) => {
+                let scores = scores.pop().expect("one item, one result");
+                let mut out = serde_json::Map::new();
+                for (name, value) in scores.values {
+                    out.insert(name.into(), value.into());
+                }
+                if scorer.clip().is_some() || !labels.is_empty() {
+                    out.insert("labels".into(), scores.labels.into());
+                }
+                serde_json::Value::Object(out)
+            }
         }
-        if let Some(glove) = &glove {
-            let labels: Vec<&str> = value["labels"]
-                .as_array()
-                .map(|a| a.iter().filter_map(|l| l.as_str()).collect())
-                .unwrap_or_default();
-            scores.insert("labels".into(), labels.clone().into());
-            scores.insert("quality".into(), glove.quality(&labels, text, 3).into());
-        }
-        serde_json::Value::Object(scores)
     })
 }
 

@@ -93,6 +93,10 @@ pub enum Reason {
     BetterText,
     /// The text came with too many distinct images (seed 003's aggregation drops all of them).
     SharedText,
+    /// A score failed its selection (`[score.select]`: below a threshold or outside the top share).
+    LowScore,
+    /// The NSFW classifier's probability is above `score.nsfw_threshold`.
+    Nsfw,
 }
 
 impl Reason {
@@ -150,6 +154,8 @@ impl Reason {
             Reason::TestSet => "test_set",
             Reason::BetterText => "better_text",
             Reason::SharedText => "shared_text",
+            Reason::LowScore => "low_score",
+            Reason::Nsfw => "nsfw",
         }
     }
 }

@@ -190,6 +190,13 @@ pub struct Scored {
     /// Scores by name.
     #[prost(btree_map = "string, float", tag = "3")]
     pub scores: std::collections::BTreeMap<String, f32>,
+    /// Names of the objects in the image: zero-shot labels of the CLIP model, or labels an earlier
+    /// tool put in the record (which the scoring stage then keeps).
+    #[prost(string, repeated, tag = "5")]
+    pub labels: Vec<String>,
+    /// The image's normalised CLIP embedding, when the scoring stage is asked to keep it.
+    #[prost(float, repeated, tag = "6")]
+    pub embedding: Vec<f32>,
 }
 
 impl Record for Scored {
@@ -211,6 +218,12 @@ pub struct Sample {
     /// The caption after text transformations; when empty, the candidate's alt text is the caption.
     #[prost(string, tag = "4")]
     pub caption: String,
+    /// Names of the objects in the image, see [`Scored::labels`].
+    #[prost(string, repeated, tag = "5")]
+    pub labels: Vec<String>,
+    /// The image's normalised CLIP embedding, see [`Scored::embedding`].
+    #[prost(float, repeated, tag = "6")]
+    pub embedding: Vec<f32>,
 }
 
 impl Record for Sample {

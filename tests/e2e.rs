@@ -2,6 +2,8 @@
 //! that an independent reader (Python's tarfile and pyarrow, scripts/check_shards.py) checks.
 //!
 //! - the README quickstart pipeline (embedded bus) writes readable shards;
+//! - pipelines/scored.toml scores every pair, selects the top share and writes the scores into the
+//!   shards' JSON and the Parquet index;
 //! - the same stages as separate `altflow stage` processes on a real broker yield the same sample ids,
 //!   even when the writer is SIGKILLed mid-run and started again (no id lost, none twice).
 
@@ -131,6 +133,132 @@ fn quickstart_pipeline_writes_shards_that_python_reads() {
     .unwrap();
     assert!(keys.contains(first["key"].as_str().unwrap()));
     assert!(first["jpg_bytes"].as_u64().unwrap() > 1000);
+}
+
+#[test]
+fn scored_pipeline_writes_scores_into_shards_and_index() {
+    use arrow_array::{Array, Float32Array, ListArray};
+
+    let dir = tempfile::tempdir().unwrap();
+    let root = common::root();
+    // GloVe vectors for the test, so that it needs no download: a vector per COCO name and per
+    // word of the site's captions, random but fixed.
+    let mut rng = fastrand::Rng::with_seed(5);
+    let mut words: BTreeSet<String> = altflow::score::COCO_LABELS
+        .iter()
+        .flat_map(|l| l.split(' '))
+        .map(String::from)
+        .collect();
+    for page in [
+        "index.html",
+        "articles/sea-and-boats.html",
+        "articles/countryside.html",
+    ] {
+        let html = std::fs::read_to_string(root.join("examples/site").join(page)).unwrap();
+        words.extend(
+            html.split(|c: char| !c.is_ascii_alphabetic())
+                .map(str::to_lowercase),
+        );
+    }
+    let glove: String = words
+        .iter()
+        .filter(|w| !w.is_empty())
+        .map(|w| format!("{w} {} {} {}\n", rng.f32(), rng.f32(), rng.f32()))
+        .collect();
+    std::fs::write(dir.path().join("glove.txt"), glove).unwrap();
+
+    let text = std::fs::read_to_string(root.join("pipelines/scored.toml")).unwrap();
+    let at = |relative: &str| format!("{:?}", root.join(relative).to_str().unwrap());
+    let text = text
+        .replace(
+            "dir = \"examples/site\"",
+            &format!("dir = {}", at("examples/site")),
+        )
+        .replace(
+            "listen = \"127.0.0.1:0\"",
+            &format!("listen = \"127.0.0.1:{}\"", common::free_port()),
+        )
+        .replace(
+            "output = \"file://./out\"",
+            &format!("output = {:?}", dir.path().join("out").to_str().unwrap()),
+        )
+        .replace("listen = \"127.0.0.1:9899\"", "listen = \"127.0.0.1:0\"")
+        .replace("\"../tests/", "\"")
+        .replace("\"../examples/", "\"")
+        .replace(
+            "clip_model = \"",
+            &format!("clip_model = \"{}/tests/", root.display()),
+        )
+        .replace(
+            "downstream = \"",
+            &format!("downstream = \"{}/examples/", root.display()),
+        )
+        .replace(
+            "idf_corpus = \"",
+            &format!("idf_corpus = \"{}/examples/", root.display()),
+        )
+        .replace("\"../.tools/glove/glove_6B_50d_emb.npy\"", "\"glove.txt\"");
+    let pipeline = dir.path().join("scored.toml");
+    std::fs::write(&pipeline, text).unwrap();
+
+    let funnel = String::from_utf8_lossy(&common::stdout_of(
+        altflow().arg("run").arg(&pipeline).current_dir(dir.path()),
+    ))
+    .into_owned();
+    let keys = check_shards(&dir.path().join("out")).unwrap_or_else(|e| panic!("{e}"));
+    // The score stage saw every fetched pair and kept about 70 % of them by CLIP similarity.
+    let row = common::funnel_row(&funnel, "score");
+    let (seen, kept): (usize, usize) = (row[1].parse().unwrap(), row[2].parse().unwrap());
+    assert_eq!(seen, SITE_SAMPLES + 1, "{funnel}");
+    assert!(kept < seen && kept * 10 >= seen * 5, "{funnel}");
+    assert!(funnel.contains("low_score="), "{funnel}");
+    assert!(!keys.is_empty() && keys.len() <= kept);
+
+    // Every index row carries the three scores and its zero-shot labels.
+    let mut rows = 0;
+    for entry in std::fs::read_dir(dir.path().join("out")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "parquet") {
+            continue;
+        }
+        let file = std::fs::File::open(&path).unwrap();
+        let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap();
+        for batch in reader {
+            let batch = batch.unwrap();
+            rows += batch.num_rows();
+            for name in altflow::score::SCORES {
+                let column = batch.column_by_name(name).unwrap();
+                let values = column.as_any().downcast_ref::<Float32Array>().unwrap();
+                assert_eq!(values.null_count(), 0, "{name} has nulls in {path:?}");
+            }
+            let clip = batch.column_by_name("clip_similarity").unwrap();
+            let clip = clip.as_any().downcast_ref::<Float32Array>().unwrap();
+            assert!(clip.iter().flatten().all(|s| (-1.0..=1.0).contains(&s)));
+            let labels = batch.column_by_name("labels").unwrap();
+            let labels = labels.as_any().downcast_ref::<ListArray>().unwrap();
+            assert!((0..labels.len()).all(|i| !labels.value(i).is_empty()));
+        }
+    }
+    assert_eq!(rows, keys.len());
+    // The shards' JSON has the same scores, and each sample its CLIP embedding as KEY.npy.
+    let inspected = altflow()
+        .arg("inspect")
+        .arg(
+            std::fs::read_dir(dir.path().join("out"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| p.extension().is_some_and(|e| e == "tar"))
+                .unwrap(),
+        )
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(inspected.status.success());
+    let tar_listing = String::from_utf8_lossy(&inspected.stdout);
+    assert!(tar_listing.contains("clip_similarity"), "{tar_listing}");
 }
 
 #[test]

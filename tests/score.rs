@@ -114,3 +114,61 @@ fn real_glove_vectors_load_in_their_stored_layout() {
     let unnamed = glove.quality(&["dog", "traffic light"], "a bowl of soup on a table", 3);
     assert!(named > 2.5 && unnamed < named - 0.5, "{named} vs {unnamed}");
 }
+
+#[test]
+fn score_with_a_clip_checkpoint_gives_similarity_and_zero_shot_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = common::root();
+    let model = root.join("tests/fixtures/clip/openai-tiny");
+    let photo = root.join("tests/fixtures/clip/photo.jpg");
+    let glove = dir.path().join("glove.txt");
+    // Vectors for a few COCO names and caption words, so that quality is computed from the
+    // zero-shot labels.
+    std::fs::write(
+        &glove,
+        "boat 1 0 0\nperson 0 1 0\ncar 0 0 1\nsea 0.8 0.6 0\n",
+    )
+    .unwrap();
+    let input = format!(
+        "{{\"text\": \"three small boats in a harbour\", \"image_path\": {photo:?}}}\n\
+         {{\"text\": \"a boat at sea\", \"image_path\": {photo:?}, \"labels\": [\"boat\"]}}\n\
+         {{\"text\": \"no image here\"}}\n\
+         {{\"text\": \"a missing file\", \"image_path\": \"/nonexistent/x.jpg\"}}\n"
+    );
+    let lines = score(
+        &[
+            "--clip-model".as_ref(),
+            model.as_os_str(),
+            "--glove".as_ref(),
+            glove.as_os_str(),
+        ],
+        input.as_bytes(),
+    );
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    let similarity = lines[0]["clip_similarity"].as_f64().unwrap();
+    assert!((-1.0..=1.0).contains(&similarity));
+    // Zero-shot labels come from the COCO vocabulary (at most label_top_k = 5).
+    let labels = lines[0]["labels"].as_array().unwrap();
+    assert!(!labels.is_empty() && labels.len() <= 5, "{lines:?}");
+    assert!(
+        labels
+            .iter()
+            .all(|l| altflow::score::COCO_LABELS.contains(&l.as_str().unwrap()))
+    );
+    // Given labels are kept, and quality uses them: boat·boat = 1, boat·sea = 0.8.
+    assert_eq!(lines[1]["labels"], serde_json::json!(["boat"]));
+    assert!(
+        (lines[1]["quality"].as_f64().unwrap() - 1.8).abs() < 1e-5,
+        "{lines:?}"
+    );
+    // A text-only line gets the text scores, no similarity.
+    assert!(lines[2].get("clip_similarity").is_none());
+    assert!(lines[2].get("quality").is_some());
+    // A bad image path is answered in place, naming the path.
+    assert!(
+        lines[3]["error"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/x.jpg")
+    );
+}

@@ -40,6 +40,15 @@ pub enum StageError {
     /// A test-set hash file could not be loaded.
     #[error("{0}")]
     TestSet(#[from] crate::stages::dedup::TestSetError),
+    /// The scorer's models or data could not be loaded, or a model failed on a batch.
+    #[error("{0}")]
+    Score(String),
+}
+
+impl From<crate::score::ScoreError> for StageError {
+    fn from(e: crate::score::ScoreError) -> Self {
+        StageError::Score(e.to_string())
+    }
 }
 
 /// One decoded input record and where it came from.

@@ -414,7 +414,7 @@ mod tests {
                 jpeg: vec![0xFF, 0xD8],
                 ..Default::default()
             }),
-            scores: Default::default(),
+            ..Default::default()
         }
     }
 

@@ -6,6 +6,7 @@ pub mod failures;
 pub mod fetch;
 pub mod filter;
 pub mod retry;
+pub mod score;
 
 use crate::config::RetryConfig;
 use crate::http::FetchError;

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    Int32Builder, Int64Builder, StringBuilder, UInt32Builder, UInt64Builder,
+    Float32Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder, UInt32Builder,
+    UInt64Builder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
@@ -13,10 +14,11 @@ use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
 use crate::record::{Candidate, Image, Sample};
+use crate::score::SCORES;
 
 /// The index schema. Columns are only ever added, never renamed, so old readers keep working.
 pub fn schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![
+    let mut fields = vec![
         Field::new("key", DataType::Utf8, false),
         Field::new("caption", DataType::Utf8, false),
         Field::new("alt", DataType::Utf8, false),
@@ -35,7 +37,20 @@ pub fn schema() -> SchemaRef {
         Field::new("jpg_bytes", DataType::UInt64, false),
         Field::new("source_partition", DataType::Int32, false),
         Field::new("source_offset", DataType::Int64, false),
-    ]))
+    ];
+    // One nullable column per score the scoring stage can attach (null: not scored), so that
+    // selection by score is plain SQL over the index.
+    fields.extend(
+        SCORES
+            .iter()
+            .map(|name| Field::new(*name, DataType::Float32, true)),
+    );
+    fields.push(Field::new(
+        "labels",
+        DataType::List(Arc::new(Field::new_list_field(DataType::Utf8, true))),
+        false,
+    ));
+    Arc::new(Schema::new(fields))
 }
 
 /// Accumulates index rows for one shard.
@@ -58,6 +73,8 @@ pub struct IndexBuilder {
     jpg_bytes: UInt64Builder,
     source_partition: Int32Builder,
     source_offset: Int64Builder,
+    scores: Vec<Float32Builder>,
+    labels: ListBuilder<StringBuilder>,
 }
 
 impl Default for IndexBuilder {
@@ -81,6 +98,8 @@ impl Default for IndexBuilder {
             jpg_bytes: UInt64Builder::new(),
             source_partition: Int32Builder::new(),
             source_offset: Int64Builder::new(),
+            scores: SCORES.iter().map(|_| Float32Builder::new()).collect(),
+            labels: ListBuilder::new(StringBuilder::new()),
         }
     }
 }
@@ -119,11 +138,18 @@ impl IndexBuilder {
         self.jpg_bytes.append_value(image.jpeg.len() as u64);
         self.source_partition.append_value(placement.partition);
         self.source_offset.append_value(placement.offset);
+        for (builder, name) in self.scores.iter_mut().zip(SCORES) {
+            builder.append_option(sample.scores.get(name).copied());
+        }
+        for label in &sample.labels {
+            self.labels.values().append_value(label);
+        }
+        self.labels.append(true);
     }
 
     /// Encodes the rows as a Parquet file.
     pub fn finish(mut self) -> Result<Vec<u8>, parquet::errors::ParquetError> {
-        let columns: Vec<ArrayRef> = vec![
+        let mut columns: Vec<ArrayRef> = vec![
             Arc::new(self.key.finish()),
             Arc::new(self.caption.finish()),
             Arc::new(self.alt.finish()),
@@ -143,6 +169,10 @@ impl IndexBuilder {
             Arc::new(self.source_partition.finish()),
             Arc::new(self.source_offset.finish()),
         ];
+        for mut builder in self.scores {
+            columns.push(Arc::new(builder.finish()));
+        }
+        columns.push(Arc::new(self.labels.finish()));
         encode_parquet(RecordBatch::try_new(schema(), columns)?)
     }
 }

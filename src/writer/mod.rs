@@ -289,8 +289,31 @@ fn sample_json(sample: &Sample) -> Vec<u8> {
         },
         "phash": format!("{:016x}", image.phash),
         "scores": sample.scores,
+        "labels": sample.labels,
     });
     serde_json::to_vec(&value).expect("JSON of plain values")
+}
+
+/// A one-dimensional little-endian `float32` array in NumPy's `.npy` format (version 1.0), the
+/// way WebDataset loaders read `KEY.npy` members.
+fn npy_f32(values: &[f32]) -> Vec<u8> {
+    let mut header = format!(
+        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({},), }}",
+        values.len()
+    );
+    // Magic (6) + version (2) + header length (2) + header, padded with spaces and ended by a
+    // newline to a multiple of 64 bytes, as the format asks.
+    let unpadded = 10 + header.len() + 1;
+    header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
+    header.push('\n');
+    let mut out = Vec::with_capacity(10 + header.len() + values.len() * 4);
+    out.extend_from_slice(b"\x93NUMPY\x01\x00");
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
 }
 
 #[async_trait]
@@ -344,6 +367,11 @@ impl Stage for WriterStage {
             shard
                 .tar
                 .append(&format!("{id}.json"), &sample_json(&sample));
+            if !sample.embedding.is_empty() {
+                shard
+                    .tar
+                    .append(&format!("{id}.npy"), &npy_f32(&sample.embedding));
+            }
             shard.index.push(
                 &sample,
                 &Placement {

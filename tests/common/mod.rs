@@ -80,7 +80,7 @@ fn start_service(command: &str, port: u16) -> Service {
 
 /// Whether tests that need a service must fail, rather than skip, when it is missing
 /// (`ALTFLOW_REQUIRE_SERVICES=1`, set by scripts/test.sh and CI).
-fn services_required() -> bool {
+pub fn services_required() -> bool {
     std::env::var("ALTFLOW_REQUIRE_SERVICES").is_ok_and(|v| v == "1")
 }
 

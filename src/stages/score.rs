@@ -1,0 +1,309 @@
+//! The scoring stage: attaches every configured score (see [`crate::score`]) and the image's labels
+//! to each pair, then applies the selection of `[score.select]`. A pair failing a selection is
+//! rejected with reason `low_score`, naming the score, its value and the threshold.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use image::RgbImage;
+
+use crate::config::ScoreConfig;
+use crate::reason::Reason;
+use crate::record::Scored;
+use crate::score::select::Selector;
+use crate::score::{Item, ScoreError, Scorer, Scores};
+use crate::stage::{Emitter, Input, Stage, StageError};
+
+/// The scoring stage.
+pub struct ScoreStage {
+    scorer: Arc<Scorer>,
+    nsfw_threshold: f32,
+    selectors: Vec<(String, Selector)>,
+    output: Arc<str>,
+    by_content: bool,
+}
+
+impl ScoreStage {
+    /// Loads the models and data `config` names; fails when a required or selected score cannot be
+    /// computed.
+    pub fn from_config(config: &ScoreConfig, output: Arc<str>) -> Result<Self, ScoreError> {
+        Ok(Self::new(
+            Arc::new(Scorer::from_config(config)?),
+            config,
+            output,
+        ))
+    }
+
+    /// A stage around an already built scorer.
+    pub fn new(scorer: Arc<Scorer>, config: &ScoreConfig, output: Arc<str>) -> Self {
+        Self {
+            scorer,
+            nsfw_threshold: config.nsfw_threshold,
+            selectors: config
+                .select
+                .iter()
+                .map(|(name, select)| (name.clone(), Selector::new(select)))
+                .collect(),
+            output,
+            by_content: false,
+        }
+    }
+
+    /// Keys outputs by the SHA-256 of the original image (as the fetch stage does before a dedup
+    /// stage) instead of the sample id.
+    pub fn keyed_by_content(mut self, yes: bool) -> Self {
+        self.by_content = yes;
+        self
+    }
+}
+
+/// Decodes the pairs' JPEGs and scores them, on a blocking thread: per pair its scores, or why its
+/// JPEG could not be decoded. `Err` when a model failed on the batch.
+fn score_batch(
+    scorer: &Scorer,
+    records: &[Scored],
+) -> Result<Vec<Result<Scores, String>>, ScoreError> {
+    let images: Vec<Result<RgbImage, String>> = records
+        .iter()
+        .map(|r| {
+            let jpeg = r.image.as_ref().map(|i| i.jpeg.as_slice()).unwrap_or(&[]);
+            image::load_from_memory_with_format(jpeg, image::ImageFormat::Jpeg)
+                .map(|i| i.to_rgb8())
+                .map_err(|e| e.to_string())
+        })
+        .collect();
+    let items: Vec<Item<'_>> = records
+        .iter()
+        .zip(&images)
+        .filter_map(|(record, image)| {
+            Some(Item {
+                text: caption(record),
+                image: Some(image.as_ref().ok()?),
+                labels: &record.labels,
+            })
+        })
+        .collect();
+    let mut scores = scorer.score(&items)?.into_iter();
+    Ok(images
+        .into_iter()
+        .map(|image| image.map(|_| scores.next().expect("one result per decoded image")))
+        .collect())
+}
+
+/// The caption a pair trains on: the filter's transformed one, else the alt text.
+fn caption(record: &Scored) -> &str {
+    match &record.candidate {
+        Some(c) if !c.caption.is_empty() => &c.caption,
+        Some(c) => &c.alt,
+        None => "",
+    }
+}
+
+#[async_trait]
+impl Stage for ScoreStage {
+    type Input = Scored;
+
+    async fn process(
+        &mut self,
+        batch: Vec<Input<Scored>>,
+        out: &mut Emitter,
+    ) -> Result<(), StageError> {
+        let records: Vec<Scored> = batch.into_iter().map(|i| i.record).collect();
+        let scorer = self.scorer.clone();
+        let (records, results) = crate::stage::cpu::run(move || {
+            let results = score_batch(&scorer, &records);
+            (records, results)
+        })
+        .await
+        .map_err(|panic| StageError::Score(format!("scoring panicked: {panic}")))?;
+        // A model that fails on a batch is not a property of the records: stop, and replay it.
+        let results = results?;
+
+        let mut scored = Vec::with_capacity(results.len());
+        for (mut record, result) in records.into_iter().zip(results) {
+            let (id, url) = record
+                .candidate
+                .as_ref()
+                .map(|c| (c.id.clone(), c.image_url.clone()))
+                .unwrap_or_default();
+            let s = match result {
+                Ok(s) => s,
+                Err(error) => {
+                    out.reject(
+                        Reason::DecodeError,
+                        &id,
+                        &url,
+                        format!("training JPEG: {error}"),
+                    );
+                    continue;
+                }
+            };
+            for (name, value) in s.values {
+                record.scores.insert(name.to_string(), value);
+            }
+            record.labels = s.labels;
+            record.embedding = s.embedding;
+            scored.push((record, id, url));
+        }
+
+        // Every selector sees every pair's score (its window is the stream's, not the survivors').
+        let mut failed: Vec<Option<String>> = vec![None; scored.len()];
+        for (name, selector) in &mut self.selectors {
+            let values: Vec<Option<f32>> = scored
+                .iter()
+                .map(|(r, ..)| r.scores.get(name.as_str()).copied())
+                .collect();
+            for ((verdict, value), failed) in selector
+                .judge(&values)
+                .into_iter()
+                .zip(&values)
+                .zip(&mut failed)
+            {
+                if let (Some(f), None) = (verdict, &failed) {
+                    *failed = Some(match value {
+                        Some(v) => format!("{name} {v:.4} < {:.4} ({})", f.threshold, f.rule),
+                        None => format!("{name} missing"),
+                    });
+                }
+            }
+        }
+        for ((record, id, url), failed) in scored.into_iter().zip(failed) {
+            if let Some(&p) = record.scores.get("nsfw")
+                && p > self.nsfw_threshold
+            {
+                out.reject(
+                    Reason::Nsfw,
+                    &id,
+                    &url,
+                    format!("nsfw {p:.4} > {}", self.nsfw_threshold),
+                );
+                continue;
+            }
+            match failed {
+                Some(detail) => out.reject(Reason::LowScore, &id, &url, detail),
+                None => {
+                    let key = if self.by_content {
+                        hex::encode(record.image.as_ref().map_or(&[][..], |i| &i.sha256))
+                    } else {
+                        id
+                    };
+                    out.emit(&self.output, &key, &record);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::SelectConfig;
+    use crate::record::{Candidate, Image, Record, Reject};
+
+    fn jpeg() -> Vec<u8> {
+        crate::imaging::encode_jpeg(
+            &RgbImage::from_pixel(16, 16, image::Rgb([90, 120, 200])),
+            90,
+        )
+        .unwrap()
+    }
+
+    fn pair(alt: &str, labels: &[&str], jpeg: Vec<u8>) -> Input<Scored> {
+        Input {
+            record: Scored {
+                candidate: Some(Candidate {
+                    id: crate::record::sample_id("http://a/x.jpg", alt),
+                    image_url: "http://a/x.jpg".into(),
+                    alt: alt.into(),
+                    ..Default::default()
+                }),
+                image: Some(Image {
+                    jpeg,
+                    sha256: vec![3; 32],
+                    ..Default::default()
+                }),
+                labels: labels.iter().map(|l| l.to_string()).collect(),
+                ..Default::default()
+            },
+            topic: Arc::from("pairs"),
+            partition: 0,
+            offset: 0,
+        }
+    }
+
+    #[tokio::test]
+    async fn scores_selects_and_rejects_undecodable_images() {
+        let dir = tempfile::tempdir().unwrap();
+        let glove = dir.path().join("glove.txt");
+        std::fs::write(&glove, "dog 1 0\ncat 0 1\npuppy 0.9 0.1\n").unwrap();
+        let mut config = ScoreConfig {
+            glove: Some(glove),
+            ..Default::default()
+        };
+        config.select.insert(
+            "quality".into(),
+            SelectConfig {
+                min: Some(0.5),
+                top_percent: None,
+                window: 10,
+            },
+        );
+        let mut stage = ScoreStage::from_config(&config, Arc::from("scored"))
+            .unwrap()
+            .keyed_by_content(true);
+        let batch = vec![
+            pair("a puppy on the grass", &["dog"], jpeg()),
+            pair("a cat on a mat", &["dog"], jpeg()),
+            pair("a dog", &["dog"], b"not a jpeg".to_vec()),
+        ];
+        let mut out = Emitter::new("score", Arc::from("rejects"), Arc::from("retry"));
+        stage.process(batch, &mut out).await.unwrap();
+        let (messages, outputs) = out.take();
+        assert_eq!(outputs, 1);
+        let (kept, rejects): (Vec<_>, Vec<_>) =
+            messages.iter().partition(|m| m.topic.as_ref() == "scored");
+        let kept = Scored::from_bytes(&kept[0].payload).unwrap();
+        assert!((kept.scores["quality"] - 0.9939).abs() < 1e-3, "{kept:?}");
+        assert_eq!(kept.labels, ["dog"]);
+        // Keyed by the image's SHA-256, for the dedup stage after it.
+        let key = &messages
+            .iter()
+            .find(|m| m.topic.as_ref() == "scored")
+            .unwrap()
+            .key;
+        assert_eq!(key.as_ref(), hex::encode([3u8; 32]).as_bytes());
+        let rejects: Vec<Reject> = rejects
+            .iter()
+            .map(|m| Reject::from_bytes(&m.payload).unwrap())
+            .collect();
+        let reasons: Vec<&str> = rejects.iter().map(|r| r.reason.as_str()).collect();
+        assert_eq!(reasons, ["decode_error", "low_score"]);
+        assert!(
+            rejects[1]
+                .detail
+                .starts_with("quality 0.0000 < 0.5000 (min)")
+        );
+    }
+
+    #[test]
+    fn selecting_on_a_score_that_is_not_computed_fails_at_start() {
+        let mut config = ScoreConfig::default();
+        config.select.insert(
+            "clip_similarity".into(),
+            SelectConfig {
+                min: Some(0.28),
+                top_percent: None,
+                window: 10,
+            },
+        );
+        let error = ScoreStage::from_config(&config, Arc::from("scored"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            error.contains("score.select.clip_similarity") && error.contains("clip_model"),
+            "{error}"
+        );
+    }
+}
