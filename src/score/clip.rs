@@ -75,6 +75,12 @@ impl<T> Context<T> for candle_core::Result<T> {
 struct Config {
     text_config: TowerConfig,
     vision_config: TowerConfig,
+    #[serde(default = "default_projection")]
+    projection_dim: usize,
+}
+
+fn default_projection() -> usize {
+    512
 }
 
 /// The fields of a tower's configuration this implementation reads; defaults are transformers'.
@@ -89,6 +95,8 @@ struct TowerConfig {
     #[serde(default = "default_eps")]
     layer_norm_eps: f64,
     // Text tower only.
+    #[serde(default = "default_vocabulary")]
+    vocab_size: usize,
     #[serde(default = "default_positions")]
     max_position_embeddings: usize,
     #[serde(default = "default_eos")]
@@ -105,6 +113,9 @@ fn default_act() -> String {
 }
 fn default_eps() -> f64 {
     1e-5
+}
+fn default_vocabulary() -> usize {
+    49408
 }
 fn default_positions() -> usize {
     77
@@ -464,18 +475,6 @@ pub fn device(name: &str) -> Result<Device, ClipError> {
 impl Clip {
     /// Loads the checkpoint in `dir` onto `device`. The weights are memory-mapped.
     pub fn load(dir: &Path, device: &Device) -> Result<Self, ClipError> {
-        let config_path = dir.join("config.json");
-        let config: Config = read_json(&config_path)?;
-        let act = |c: &TowerConfig| {
-            Activation::parse(&c.hidden_act).ok_or_else(|| ClipError::Config {
-                path: config_path.clone(),
-                message: format!(
-                    "hidden_act `{}` is not supported (quick_gelu, gelu, gelu_new)",
-                    c.hidden_act
-                ),
-            })
-        };
-        let (text_act, vision_act) = (act(&config.text_config)?, act(&config.vision_config)?);
         let weights = dir.join("model.safetensors");
         if !weights.exists() {
             return Err(ClipError::Read {
@@ -490,20 +489,34 @@ impl Clip {
         // by another process while mapped is outside what any loader can guard against.
         let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[&weights], DType::F32, device) }
             .context(|| format!("mapping {}", weights.display()))?;
-        let loading = || format!("loading {}", weights.display());
+        Self::with_weights(dir, vb, &weights.display().to_string())
+    }
+
+    /// The model `dir`'s configuration, tokenizer and preprocessing describe, with its weights
+    /// from `vb` (named `source` in errors). [`Clip::load`] maps them from `model.safetensors`;
+    /// a benchmark gives random ones of any shape (`candle_nn::VarMap`).
+    pub fn with_weights(dir: &Path, vb: VarBuilder, source: &str) -> Result<Self, ClipError> {
+        let device = vb.device().clone();
+        let config_path = dir.join("config.json");
+        let config: Config = read_json(&config_path)?;
+        let act = |c: &TowerConfig| {
+            Activation::parse(&c.hidden_act).ok_or_else(|| ClipError::Config {
+                path: config_path.clone(),
+                message: format!(
+                    "hidden_act `{}` is not supported (quick_gelu, gelu, gelu_new)",
+                    c.hidden_act
+                ),
+            })
+        };
+        let (text_act, vision_act) = (act(&config.text_config)?, act(&config.vision_config)?);
+        let loading = || format!("loading {source}");
+        let projection_dim = config.projection_dim;
 
         let t = &config.text_config;
         let tv = vb.pp("text_model");
-        let text_projection = vb
-            .get_unchecked("text_projection.weight")
-            .context(loading)?;
-        let projection_dim = text_projection.dim(0).context(loading)?;
         let text = TextTower {
             tokens: candle_nn::embedding(
-                // The vocabulary size is the embedding's, not necessarily the config's.
-                tv.get_unchecked("embeddings.token_embedding.weight")
-                    .and_then(|w| w.dim(0))
-                    .context(loading)?,
+                t.vocab_size,
                 t.hidden_size,
                 tv.pp("embeddings.token_embedding"),
             )
@@ -573,10 +586,11 @@ impl Clip {
             .context(loading)?,
             image_size: v.image_size,
         };
+        // A scalar; 100 (CLIP's trained, clamped value) if a converted checkpoint lacks it.
         let logit_scale = vb
-            .get_unchecked("logit_scale")
-            .and_then(|s| s.flatten_all()?.to_vec1::<f32>())
-            .map(|s| s.first().copied().unwrap_or(0.0).exp())
+            .get((), "logit_scale")
+            .and_then(|s| s.to_scalar::<f32>())
+            .map(f32::exp)
             .unwrap_or(100.0);
 
         let tokenizer_path = dir.join("tokenizer.json");
@@ -629,7 +643,7 @@ impl Clip {
             tokenizer,
             preprocess,
             logit_scale,
-            device: device.clone(),
+            device,
             dir: dir.to_path_buf(),
         })
     }
