@@ -1367,6 +1367,25 @@ output = "memory://"
     }
 
     #[test]
+    fn bad_score_settings_are_named() {
+        let text = format!(
+            "{MINIMAL}\n[score]\nrequire = [\"beauty\"]\ndownstream = \"s.txt\"\n\
+             [score.select.clip_similarity]\ntop_percent = 130\n[score.select.quality]\n"
+        );
+        let err = parse(&text).unwrap_err().to_string();
+        for needle in [
+            "score.require",
+            "unknown score `beauty`",
+            "score.downstream",
+            "score.select.clip_similarity.top_percent",
+            "score.select.quality",
+            "needs `min` or `top_percent`",
+        ] {
+            assert!(err.contains(needle), "{needle} missing from: {err}");
+        }
+    }
+
+    #[test]
     fn stages_out_of_order_are_refused() {
         let text = MINIMAL.replace(
             r#"["crawl", "filter", "fetch", "write"]"#,

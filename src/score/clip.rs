@@ -648,11 +648,6 @@ impl Clip {
         })
     }
 
-    /// The checkpoint's directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// `exp(logit_scale)`: the temperature CLIP multiplies similarities by before a softmax.
     pub fn logit_scale(&self) -> f32 {
         self.logit_scale
