@@ -1,6 +1,7 @@
 //! The scoring stage's models on CPU: CLIP image–text similarity with ViT-B/32-shaped random
 //! weights (the real checkpoint's shapes and cost; no weights can be had here), one pair per
-//! forward pass against 32 per pass, in one run.
+//! forward pass against 32 per pass, with glibc's default allocator settings and with the
+//! altflow binary's, in one run.
 //!
 //!   cargo bench --bench scoring
 
@@ -52,16 +53,24 @@ fn clip(c: &mut Criterion) {
     let mut group = c.benchmark_group("clip_vit_b32_cpu");
     group.sample_size(10);
     group.throughput(Throughput::Elements(BATCH as u64));
-    group.bench_function("batch_1", |b| {
-        b.iter(|| {
-            for (image, text) in images.iter().zip(&texts) {
-                model.similarities(&[image], &[text]).unwrap();
-            }
-        })
-    });
-    group.bench_function("batch_32", |b| {
-        b.iter(|| model.similarities(&images, &texts).unwrap())
-    });
+    // First with glibc's defaults, then as the altflow binary runs (it keeps freed buffers from
+    // its first instruction): tensors of megabytes are allocated per operation, and by default each
+    // is a fresh mapping whose pages the kernel faults in and zeroes.
+    for (suffix, prepare) in [("", false), ("_kept_buffers", true)] {
+        if prepare {
+            altflow::stage::cpu::keep_freed_buffers();
+        }
+        group.bench_function(format!("batch_1{suffix}"), |b| {
+            b.iter(|| {
+                for (image, text) in images.iter().zip(&texts) {
+                    model.similarities(&[image], &[text]).unwrap();
+                }
+            })
+        });
+        group.bench_function(format!("batch_32{suffix}"), |b| {
+            b.iter(|| model.similarities(&images, &texts).unwrap())
+        });
+    }
     group.finish();
 }
 

@@ -192,22 +192,8 @@ enum TopicsCommand {
     },
 }
 
-/// Keeps glibc from returning image-sized buffers to the kernel after every image. By default a
-/// buffer over 128 KiB (a decoded 640×480 image is 900 KiB) gets its own mapping, unmapped on free,
-/// and freed heap tops are trimmed, so the next image faults in and zeroes fresh pages: 10 % of the
-/// fetch stage's CPU in a profile. Kept buffers are reused instead; memory stays bounded by the peak
-/// of the buffers in use. Measured with scripts/bench_fetch.sh (README, Performance).
-fn keep_freed_buffers() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets allocator parameters; called before any other thread exists.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 64 << 20);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
-    }
-}
-
 fn main() -> anyhow::Result<()> {
-    keep_freed_buffers();
+    altflow::stage::cpu::keep_freed_buffers();
     let cli = Cli::parse();
     // A progress bar replaces routine log lines on a terminal; elsewhere the log is the progress.
     let quiet_default =

@@ -40,6 +40,23 @@ where
         .map_err(|e| e.to_string())
 }
 
+/// Keeps glibc from returning image-sized buffers to the kernel after every image. By default a
+/// buffer over 128 KiB (a decoded 640×480 image is 900 KiB) gets its own mapping, unmapped on free,
+/// and freed heap tops are trimmed, so the next image faults in and zeroes fresh pages: 10 % of the
+/// fetch stage's CPU in a profile. Kept buffers are reused instead; memory stays bounded by the peak
+/// of the buffers in use. Measured with scripts/bench_fetch.sh (README, Performance); CLIP's tensors
+/// (megabytes each, allocated per operation) gain the same way (`benches/scoring.rs`).
+///
+/// Call it first thing in `main`, before other threads start allocating.
+pub fn keep_freed_buffers() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets allocator parameters (glibc takes its own lock to do so).
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 64 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
