@@ -77,11 +77,8 @@ fn idf_build_then_score_relatedness() {
         (lines[0]["quality"].as_f64().unwrap() - 2.0).abs() < 1e-6,
         "{lines:?}"
     );
-    assert_eq!(
-        lines[1]["quality"].as_f64().unwrap(),
-        0.0,
-        "no labels, no quality"
-    );
+    // No labels and no CLIP model to find any: the image's objects are unknown, so no quality.
+    assert!(lines[1].get("quality").is_none(), "{lines:?}");
     assert!(lines[0].get("relatedness").is_none());
 }
 

@@ -352,7 +352,11 @@ impl Scorer {
             }
         }
         for (item, scores) in items.iter().zip(&mut out) {
-            if let Some(glove) = &self.glove {
+            // Without zero-shot labels and none in the record, the image's objects are unknown:
+            // no quality rather than a quality of 0.
+            if let Some(glove) = &self.glove
+                && (self.clip.is_some() || !scores.labels.is_empty())
+            {
                 let labels: Vec<&str> = scores.labels.iter().map(String::as_str).collect();
                 scores.values.insert(
                     "quality",
