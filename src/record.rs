@@ -131,6 +131,17 @@ impl Record for Candidate {
     const KIND: &'static str = "candidate";
 }
 
+impl Candidate {
+    /// The text to train on: the filter's transformed caption, else the alt text.
+    pub fn text(&self) -> &str {
+        if self.caption.is_empty() {
+            &self.alt
+        } else {
+            &self.caption
+        }
+    }
+}
+
 /// A downloaded image, re-encoded for training, with facts about the original.
 #[derive(Clone, PartialEq, Message)]
 pub struct Image {
@@ -203,6 +214,16 @@ impl Record for Scored {
     const KIND: &'static str = "scored";
 }
 
+impl Scored {
+    /// The sample id and image URL, for rejections (empty without a candidate).
+    pub fn id_and_url(&self) -> (String, String) {
+        self.candidate
+            .as_ref()
+            .map(|c| (c.id.clone(), c.image_url.clone()))
+            .unwrap_or_default()
+    }
+}
+
 /// A training sample: everything the writer puts in a shard.
 #[derive(Clone, PartialEq, Message)]
 pub struct Sample {
@@ -242,11 +263,7 @@ impl Sample {
         if !self.caption.is_empty() {
             return &self.caption;
         }
-        match &self.candidate {
-            Some(c) if !c.caption.is_empty() => &c.caption,
-            Some(c) => &c.alt,
-            None => "",
-        }
+        self.candidate.as_ref().map_or("", Candidate::text)
     }
 }
 

@@ -183,7 +183,7 @@ impl DedupStage {
         // Each live pair with its image hash and the text it is compared by (computed once).
         let mut live: Vec<(Scored, [u8; 32], String)> = Vec::with_capacity(window.len());
         for pair in window {
-            let (id, url) = ids(&pair);
+            let (id, url) = pair.id_and_url();
             let Some(image) = pair.image.as_ref().filter(|_| pair.candidate.is_some()) else {
                 out.reject(Reason::Incomplete, &id, &url, "pair without image or text");
                 continue;
@@ -229,7 +229,7 @@ impl DedupStage {
         let mut by_image: HashMap<[u8; 32], Vec<Scored>> = HashMap::new();
         for (pair, sha, text) in live {
             if let Some(&count) = shared.get(&text) {
-                let (id, url) = ids(&pair);
+                let (id, url) = pair.id_and_url();
                 out.reject(
                     Reason::SharedText,
                     &id,
@@ -253,9 +253,9 @@ impl DedupStage {
             let mut pairs = by_image.remove(&sha).unwrap_or_default();
             let best = self.best(&pairs);
             let winner = pairs.swap_remove(best);
-            let (winner_id, winner_url) = ids(&winner);
+            let (winner_id, winner_url) = winner.id_and_url();
             for other in pairs {
-                let (id, url) = ids(&other);
+                let (id, url) = other.id_and_url();
                 // The same sample again (one image and text on two pages) is a plain duplicate.
                 let (reason, detail) = if id == winner_id {
                     (Reason::Duplicate, "the same sample came twice".to_string())
@@ -315,14 +315,6 @@ impl DedupStage {
         }
         best.0
     }
-}
-
-/// The sample id and image URL of a pair, for rejections.
-fn ids(pair: &Scored) -> (String, String) {
-    pair.candidate
-        .as_ref()
-        .map(|c| (c.id.clone(), c.image_url.clone()))
-        .unwrap_or_default()
 }
 
 /// The description a text is compared by: the page's alt text, lower case, white space collapsed

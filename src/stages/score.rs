@@ -9,7 +9,7 @@ use image::RgbImage;
 
 use crate::config::ScoreConfig;
 use crate::reason::Reason;
-use crate::record::Scored;
+use crate::record::{Candidate, Scored};
 use crate::score::select::Selector;
 use crate::score::{Item, ScoreError, Scorer, Scores};
 use crate::stage::{Emitter, Input, Stage, StageError};
@@ -77,7 +77,7 @@ fn score_batch(
         .zip(&images)
         .filter_map(|(record, image)| {
             Some(Item {
-                text: caption(record),
+                text: record.candidate.as_ref().map_or("", Candidate::text),
                 image: Some(image.as_ref().ok()?),
                 labels: &record.labels,
             })
@@ -88,15 +88,6 @@ fn score_batch(
         .into_iter()
         .map(|image| image.map(|_| scores.next().expect("one result per decoded image")))
         .collect())
-}
-
-/// The caption a pair trains on: the filter's transformed one, else the alt text.
-fn caption(record: &Scored) -> &str {
-    match &record.candidate {
-        Some(c) if !c.caption.is_empty() => &c.caption,
-        Some(c) => &c.alt,
-        None => "",
-    }
 }
 
 #[async_trait]
@@ -121,11 +112,7 @@ impl Stage for ScoreStage {
 
         let mut scored = Vec::with_capacity(results.len());
         for (mut record, result) in records.into_iter().zip(results) {
-            let (id, url) = record
-                .candidate
-                .as_ref()
-                .map(|c| (c.id.clone(), c.image_url.clone()))
-                .unwrap_or_default();
+            let (id, url) = record.id_and_url();
             let s = match result {
                 Ok(s) => s,
                 Err(error) => {
