@@ -97,6 +97,8 @@ pub enum Reason {
     LowScore,
     /// The NSFW classifier's probability is above `score.nsfw_threshold`.
     Nsfw,
+    /// A scorer failed on this pair alone (an error or a panic in a model), while others scored.
+    ScoreError,
 }
 
 impl Reason {
@@ -156,6 +158,7 @@ impl Reason {
             Reason::SharedText => "shared_text",
             Reason::LowScore => "low_score",
             Reason::Nsfw => "nsfw",
+            Reason::ScoreError => "score_error",
         }
     }
 }

@@ -57,7 +57,7 @@ impl ScoreStage {
     }
 }
 
-/// Decodes the pairs' JPEGs and scores them, on a blocking thread: per pair its scores, or why its
+/// Decodes the pairs' JPEGs and scores them (on a blocking thread): per pair its scores, or why its
 /// JPEG could not be decoded. `Err` when a model failed on the batch.
 fn score_batch(
     scorer: &Scorer,
@@ -90,6 +90,53 @@ fn score_batch(
         .collect())
 }
 
+/// What scoring made of one pair.
+#[derive(Debug)]
+enum Outcome {
+    Scored(Scores),
+    /// Its JPEG could not be decoded.
+    Undecodable(String),
+    /// A scorer failed on it alone (an error or a panic).
+    Failed(String),
+}
+
+/// Per pair of a batch: its scores, or why its JPEG could not be decoded; `Err` when the batch
+/// as a whole failed.
+type BatchResult = Result<Vec<Result<Scores, String>>, String>;
+
+/// Scores pairs `0..n` with `run` (which scores a range of them), all at once. Should the batch
+/// fail, one pair may be what a model fails on (a panic in a kernel, a tokenizer error), so the
+/// pairs are tried one by one and only those that fail alone are `Failed`; when every one fails
+/// alone, the cause is not the pairs (a lost device, a broken model) and the batch's error is
+/// returned, for the stage to stop and the batch to be replayed.
+async fn isolate<F, Fut>(n: usize, run: F) -> Result<Vec<Outcome>, String>
+where
+    F: Fn(std::ops::Range<usize>) -> Fut,
+    Fut: std::future::Future<Output = BatchResult>,
+{
+    let from = |result: Result<Scores, String>| match result {
+        Ok(scores) => Outcome::Scored(scores),
+        Err(error) => Outcome::Undecodable(error),
+    };
+    let error = match run(0..n).await {
+        Ok(results) => return Ok(results.into_iter().map(from).collect()),
+        Err(error) => error,
+    };
+    let mut outcomes = Vec::with_capacity(n);
+    for i in 0..n {
+        outcomes.push(match run(i..i + 1).await {
+            Ok(mut results) if results.len() == 1 => from(results.remove(0)),
+            Ok(results) => Outcome::Failed(format!("{} results for one pair", results.len())),
+            Err(error) => Outcome::Failed(error),
+        });
+    }
+    if n > 0 && outcomes.iter().all(|o| matches!(o, Outcome::Failed(_))) {
+        return Err(error);
+    }
+    tracing::warn!(%error, "a batch failed; its pairs were scored one by one");
+    Ok(outcomes)
+}
+
 #[async_trait]
 impl Stage for ScoreStage {
     type Input = Scored;
@@ -99,29 +146,38 @@ impl Stage for ScoreStage {
         batch: Vec<Input<Scored>>,
         out: &mut Emitter,
     ) -> Result<(), StageError> {
-        let records: Vec<Scored> = batch.into_iter().map(|i| i.record).collect();
-        let scorer = self.scorer.clone();
-        let (records, results) = crate::stage::cpu::run(move || {
-            let results = score_batch(&scorer, &records);
-            (records, results)
+        let records: Arc<Vec<Scored>> = Arc::new(batch.into_iter().map(|i| i.record).collect());
+        let outcomes = isolate(records.len(), |range| {
+            let (scorer, records) = (self.scorer.clone(), records.clone());
+            async move {
+                crate::stage::cpu::run(move || {
+                    score_batch(&scorer, &records[range]).map_err(|e| e.to_string())
+                })
+                .await
+                .map_err(|panic| format!("scoring panicked: {panic}"))?
+            }
         })
         .await
-        .map_err(|panic| StageError::Score(format!("scoring panicked: {panic}")))?;
-        // A model that fails on a batch is not a property of the records: stop, and replay it.
-        let results = results?;
+        .map_err(StageError::Score)?;
+        // Every blocking job has returned (or unwound), so the records are this task's again.
+        let records = Arc::try_unwrap(records).unwrap_or_else(|shared| (*shared).clone());
 
-        let mut scored = Vec::with_capacity(results.len());
-        for (mut record, result) in records.into_iter().zip(results) {
+        let mut scored = Vec::with_capacity(records.len());
+        for (mut record, outcome) in records.into_iter().zip(outcomes) {
             let (id, url) = record.id_and_url();
-            let s = match result {
-                Ok(s) => s,
-                Err(error) => {
+            let s = match outcome {
+                Outcome::Scored(s) => s,
+                Outcome::Undecodable(error) => {
                     out.reject(
                         Reason::DecodeError,
                         &id,
                         &url,
                         format!("training JPEG: {error}"),
                     );
+                    continue;
+                }
+                Outcome::Failed(error) => {
+                    out.reject(Reason::ScoreError, &id, &url, error);
                     continue;
                 }
             };
@@ -271,6 +327,56 @@ mod tests {
                 .detail
                 .starts_with("quality 0.0000 < 0.5000 (min)")
         );
+    }
+
+    /// A stand-in for the scorer: pair 2 makes any batch holding it fail, pair 3's JPEG is bad.
+    async fn fake(range: std::ops::Range<usize>) -> BatchResult {
+        if range.contains(&2) {
+            return Err("kernel panicked".into());
+        }
+        Ok(range
+            .map(|i| {
+                if i == 3 {
+                    Err("bad JPEG".into())
+                } else {
+                    let mut scores = Scores::default();
+                    scores.values.insert("quality", i as f32);
+                    Ok(scores)
+                }
+            })
+            .collect())
+    }
+
+    #[tokio::test]
+    async fn a_pair_a_model_fails_on_is_rejected_alone() {
+        let outcomes = isolate(5, fake).await.unwrap();
+        let kinds: Vec<String> = outcomes
+            .iter()
+            .map(|o| match o {
+                Outcome::Scored(s) => format!("scored {}", s.values["quality"]),
+                Outcome::Undecodable(e) => format!("undecodable {e}"),
+                Outcome::Failed(e) => format!("failed {e}"),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "scored 0",
+                "scored 1",
+                "failed kernel panicked",
+                "undecodable bad JPEG",
+                "scored 4"
+            ]
+        );
+        // A batch without the bad pair is scored at once.
+        assert!(matches!(
+            isolate(2, fake).await.unwrap()[1],
+            Outcome::Scored(_)
+        ));
+        // When every pair fails alone the model is at fault: the batch's error, for a replay.
+        let broken =
+            |_: std::ops::Range<usize>| async { Err::<Vec<_>, _>("device lost".to_string()) };
+        assert_eq!(isolate(3, broken).await.unwrap_err(), "device lost");
     }
 
     #[test]
