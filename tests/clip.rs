@@ -217,3 +217,28 @@ fn broken_checkpoints_fail_with_the_file_named() {
         .to_string();
     assert!(error.contains("model.safetensors"), "{error}");
 }
+
+#[test]
+fn devices_are_checked_by_name() {
+    assert!(matches!(
+        altflow::score::clip::device("cpu").unwrap(),
+        Device::Cpu
+    ));
+    for (name, expected) in [
+        ("tpu", "unknown device `tpu`"),
+        ("cuda:x", "not a device number"),
+    ] {
+        let error = altflow::score::clip::device(name)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(error.contains(expected), "{name}: {error}");
+    }
+    if !cfg!(feature = "cuda") {
+        let error = altflow::score::clip::device("cuda")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(error.contains("--features cuda"), "{error}");
+    }
+}

@@ -422,6 +422,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn embeddings_are_written_in_the_npy_format() {
+        let npy = npy_f32(&[1.0, -0.5, 0.25]);
+        assert!(npy.starts_with(b"\x93NUMPY\x01\x00"));
+        let header_len = u16::from_le_bytes([npy[8], npy[9]]) as usize;
+        // NumPy wants the data aligned: magic, version, length and header a multiple of 64.
+        assert_eq!((10 + header_len) % 64, 0);
+        let header = std::str::from_utf8(&npy[10..10 + header_len]).unwrap();
+        assert!(header.contains("'descr': '<f4'") && header.contains("'shape': (3,)"));
+        assert!(header.ends_with('\n'));
+        let values: Vec<f32> = npy[10 + header_len..]
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        assert_eq!(values, [1.0, -0.5, 0.25]);
+    }
+
+    #[test]
     fn shard_names_round_trip_and_sort_by_offset() {
         let name = shard_name(None, 3, 120);
         assert_eq!(name, "shard-p0003-o000000000120");
