@@ -20,7 +20,7 @@ use crate::imaging;
 use crate::reason::Reason;
 use crate::record::{Candidate, Image, Pair};
 use crate::stage::{Emitter, Failed, Input, Stage, StageError, cpu};
-use crate::stages::{host_key, retry_or_reject};
+use crate::stages::{host_key, pair_key, retry_or_reject};
 use crate::web::Web;
 
 /// Why an image was refused, with a detail for humans.
@@ -188,11 +188,7 @@ impl Stage for FetchStage {
         while let Some((topic, candidate, result)) = results.next().await {
             match result {
                 Ok(image) => {
-                    let key = if self.by_content {
-                        hex::encode(&image.sha256)
-                    } else {
-                        candidate.id.clone()
-                    };
+                    let key = pair_key(&candidate.id, &image.sha256, self.by_content);
                     let pair = Pair {
                         candidate: Some(candidate),
                         image: Some(image),

@@ -23,6 +23,16 @@ pub fn host_key(url: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The key a downloaded pair travels under: the SHA-256 of its original image when a dedup stage
+/// follows (`by_content`: one dedup member then sees every text of an image), else its sample id.
+pub(crate) fn pair_key(id: &str, sha256: &[u8], by_content: bool) -> String {
+    if by_content {
+        hex::encode(sha256)
+    } else {
+        id.to_string()
+    }
+}
+
 /// Parks a record for another try when `error` is transient (network trouble, 5xx, 429) and attempts
 /// remain, after the server's `Retry-After` or an exponential backoff; rejects it otherwise, with the
 /// record, so that a later run can re-drive it.

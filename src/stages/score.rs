@@ -13,6 +13,7 @@ use crate::record::{Candidate, Scored};
 use crate::score::select::Selector;
 use crate::score::{Item, ScoreError, Scorer, Scores};
 use crate::stage::{Emitter, Input, Stage, StageError};
+use crate::stages::pair_key;
 
 /// The scoring stage.
 pub struct ScoreStage {
@@ -225,11 +226,8 @@ impl Stage for ScoreStage {
             match failed {
                 Some(detail) => out.reject(Reason::LowScore, &id, &url, detail),
                 None => {
-                    let key = if self.by_content {
-                        hex::encode(record.image.as_ref().map_or(&[][..], |i| &i.sha256))
-                    } else {
-                        id
-                    };
+                    let sha256 = record.image.as_ref().map_or(&[][..], |i| &i.sha256);
+                    let key = pair_key(&id, sha256, self.by_content);
                     out.emit(&self.output, &key, &record);
                 }
             }
