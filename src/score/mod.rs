@@ -207,10 +207,48 @@ pub fn read_labels(path: &Path) -> Result<Vec<String>, ScoreError> {
     Ok(labels)
 }
 
+/// Why the score `name` is not computed under `config`, or `None` when it is.
+pub fn missing(config: &ScoreConfig, name: &str) -> Option<&'static str> {
+    match name {
+        "clip_similarity" if config.clip_model.is_none() => Some("no `score.clip_model`"),
+        "quality" if config.glove.is_none() => Some("no `score.glove`"),
+        "relatedness" if config.downstream.is_none() => {
+            Some("no `score.downstream` (with `score.idf` or `score.idf_corpus`)")
+        }
+        "nsfw" if config.nsfw_model.is_none() => Some("no `score.nsfw_model`"),
+        _ => None,
+    }
+}
+
 impl Scorer {
     /// Loads every model and data file `config` names. Scores whose model or data is absent are
     /// left out (logged once), unless `require` or `select` names them: then this fails.
     pub fn from_config(config: &ScoreConfig) -> Result<Self, ScoreError> {
+        // What is computed follows from what is configured: refuse before loading any model.
+        for (key, name) in config
+            .require
+            .iter()
+            .map(|n| ("score.require".to_string(), n))
+            .chain(
+                config
+                    .select
+                    .keys()
+                    .map(|n| (format!("score.select.{n}"), n)),
+            )
+        {
+            if let Some(why) = missing(config, name) {
+                return Err(ScoreError::Unavailable {
+                    key,
+                    score: name.clone(),
+                    why,
+                });
+            }
+        }
+        for name in SCORES {
+            if let Some(why) = missing(config, name) {
+                tracing::warn!(score = name, "not computed: {why}");
+            }
+        }
         let clip = match &config.clip_model {
             None => None,
             Some(dir) => {
@@ -252,51 +290,13 @@ impl Scorer {
             .as_deref()
             .map(|model| Nsfw::load(model, config.onnxruntime.as_deref()))
             .transpose()?;
-        let scorer = Self {
+        Ok(Self {
             clip,
             glove,
             relatedness,
             nsfw,
             config: config.clone(),
-        };
-        for (key, name) in config
-            .require
-            .iter()
-            .map(|n| ("score.require".to_string(), n))
-            .chain(
-                config
-                    .select
-                    .keys()
-                    .map(|n| (format!("score.select.{n}"), n)),
-            )
-        {
-            if let Some(why) = scorer.missing(name) {
-                return Err(ScoreError::Unavailable {
-                    key,
-                    score: name.clone(),
-                    why,
-                });
-            }
-        }
-        for name in SCORES {
-            if let Some(why) = scorer.missing(name) {
-                tracing::warn!(score = name, "not computed: {why}");
-            }
-        }
-        Ok(scorer)
-    }
-
-    /// Why the score `name` is not computed, or `None` when it is.
-    pub fn missing(&self, name: &str) -> Option<&'static str> {
-        match name {
-            "clip_similarity" if self.clip.is_none() => Some("no `score.clip_model`"),
-            "quality" if self.glove.is_none() => Some("no `score.glove`"),
-            "relatedness" if self.relatedness.is_none() => {
-                Some("no `score.downstream` (with `score.idf` or `score.idf_corpus`)")
-            }
-            "nsfw" if self.nsfw.is_none() => Some("no `score.nsfw_model`"),
-            _ => None,
-        }
+        })
     }
 
     /// The CLIP model, if one is configured.
