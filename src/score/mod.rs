@@ -313,42 +313,38 @@ impl Scorer {
         let with_image: Vec<usize> = (0..items.len())
             .filter(|&i| items[i].image.is_some())
             .collect();
-        if let Some(nsfw) = &self.nsfw {
-            for chunk in with_image.chunks(self.config.batch_size) {
-                let images: Vec<&RgbImage> = chunk.iter().filter_map(|&i| items[i].image).collect();
+        for chunk in with_image.chunks(self.config.batch_size) {
+            let images: Vec<&RgbImage> = chunk.iter().filter_map(|&i| items[i].image).collect();
+            if let Some(nsfw) = &self.nsfw {
                 for (&i, p) in chunk.iter().zip(nsfw.probabilities(&images)?) {
                     out[i].values.insert("nsfw", p);
                 }
             }
-        }
-        if let Some((model, zero_shot)) = &self.clip {
-            for chunk in with_image.chunks(self.config.batch_size) {
-                let images: Vec<&RgbImage> = chunk.iter().filter_map(|&i| items[i].image).collect();
-                let texts: Vec<&str> = chunk.iter().map(|&i| items[i].text).collect();
-                let image_embeddings = model.embed_images(&images)?;
-                let text_embeddings = model.embed_texts(&texts)?;
-                let similarity = clip::rowwise_dot(&image_embeddings, &text_embeddings)?;
-                let labels = self.zero_shot(model, zero_shot, &image_embeddings)?;
-                let keep = self.config.keep_embeddings;
-                let rows = if keep {
-                    image_embeddings
-                        .to_vec2::<f32>()
-                        .map_err(|source| ClipError::Candle {
-                            context: "reading embeddings".into(),
-                            source,
-                        })?
-                } else {
-                    Vec::new()
-                };
-                for (n, &i) in chunk.iter().enumerate() {
-                    out[i].values.insert("clip_similarity", similarity[n]);
-                    if out[i].labels.is_empty() {
-                        out[i].labels = labels[n].clone();
-                    }
-                    if keep {
-                        out[i].embedding = rows[n].clone();
-                    }
+            let Some((model, zero_shot)) = &self.clip else {
+                continue;
+            };
+            let texts: Vec<&str> = chunk.iter().map(|&i| items[i].text).collect();
+            let image_embeddings = model.embed_images(&images)?;
+            let text_embeddings = model.embed_texts(&texts)?;
+            let similarity = clip::rowwise_dot(&image_embeddings, &text_embeddings)?;
+            let labels = self.zero_shot(model, zero_shot, &image_embeddings)?;
+            let mut rows = if self.config.keep_embeddings {
+                image_embeddings
+                    .to_vec2::<f32>()
+                    .map_err(|source| ClipError::Candle {
+                        context: "reading embeddings".into(),
+                        source,
+                    })?
+            } else {
+                Vec::new()
+            }
+            .into_iter();
+            for ((&i, similarity), labels) in chunk.iter().zip(similarity).zip(labels) {
+                out[i].values.insert("clip_similarity", similarity);
+                if out[i].labels.is_empty() {
+                    out[i].labels = labels;
                 }
+                out[i].embedding = rows.next().unwrap_or_default();
             }
         }
         for (item, scores) in items.iter().zip(&mut out) {
