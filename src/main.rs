@@ -578,8 +578,11 @@ async fn score_stdin(
         } else {
             return Ok(None);
         };
-        let decoded = image::load_from_memory(&bytes).map_err(|e| format!("image: {e}"))?;
-        Ok(Some(decoded.to_rgb8()))
+        // As the fetch stage prepares images: upright by EXIF, transparency on white.
+        let format = image::guess_format(&bytes).map_err(|e| format!("image: {e}"))?;
+        let decoded = altflow::imaging::decode_upright(&bytes, format, image::Limits::default())
+            .map_err(|e| format!("image: {e}"))?;
+        Ok(Some(altflow::imaging::flatten_on_white(decoded)))
     };
     answer_json_lines("text", |text, value| {
         let image = match image(value) {
