@@ -1,39 +1,175 @@
-//! Image operations of the fetch stage: decoding with EXIF orientation applied, SIMD bicubic resizing
-//! (fast_image_resize), SIMD JPEG encoding (jpeg-encoder), and a 64-bit perceptual hash for
-//! near-duplicate detection.
+//! Image operations of the fetch stage: decoding to opaque RGBA with EXIF orientation applied, SIMD
+//! bicubic resizing (fast_image_resize), SIMD JPEG encoding (jpeg-encoder), and a 64-bit perceptual
+//! hash for near-duplicate detection.
 
-use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
-use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits, RgbImage};
+use fast_image_resize::{
+    FilterType, IntoImageView, IntoImageViewMut, ResizeAlg, ResizeOptions, Resizer,
+};
+use image::metadata::Orientation;
+use image::{
+    DynamicImage, ImageBuffer, ImageDecoder, ImageError, ImageFormat, ImageReader, ImageResult,
+    Pixel, Rgb, RgbImage, Rgba, RgbaImage,
+};
+use zune_core::bytestream::ZCursor;
+use zune_core::colorspace::ColorSpace;
+use zune_core::options::DecoderOptions;
 
-/// Decodes `bytes` (of a known `format`) within `limits`, and turns the image upright as its EXIF
-/// orientation says (phone photos are often stored sideways).
-pub fn decode_upright(
-    bytes: &[u8],
-    format: ImageFormat,
-    limits: Limits,
-) -> image::ImageResult<DynamicImage> {
-    let mut reader = ImageReader::with_format(std::io::Cursor::new(bytes), format);
-    reader.limits(limits);
-    let mut decoder = reader.into_decoder()?;
-    let orientation = decoder.orientation()?;
-    let mut image = DynamicImage::from_decoder(decoder)?;
-    image.apply_orientation(orientation);
-    Ok(image)
+/// An image whose header has been read but none of its pixels: its size is known first, so that a
+/// decompression bomb is refused before any pixel buffer is allocated.
+pub struct Decoder<'a> {
+    inner: Inner<'a>,
+    width: u32,
+    height: u32,
 }
 
-/// The image as RGB, transparent parts laid on white (as a browser shows them on a white page; simply
-/// dropping alpha would expose whatever colour the transparent pixels happen to store).
-pub fn flatten_on_white(image: DynamicImage) -> RgbImage {
-    if !image.color().has_alpha() {
-        return image.into_rgb8();
+enum Inner<'a> {
+    /// JPEG, nearly every web image, goes straight to zune-jpeg (the decoder the image crate wraps):
+    /// its header is parsed once instead of three times, the input is not copied, and the pixels
+    /// come out as RGBA, which the resizer and the encoder take faster than RGB
+    /// (`benches/pipeline.rs`, `fetch_image`).
+    Jpeg(Box<zune_jpeg::JpegDecoder<ZCursor<&'a [u8]>>>),
+    /// The other formats, through the image crate.
+    Other(Box<dyn ImageDecoder + 'a>),
+}
+
+impl<'a> Decoder<'a> {
+    /// Reads the header of `bytes`, an image in `format`.
+    pub fn new(bytes: &'a [u8], format: ImageFormat) -> ImageResult<Self> {
+        if format == ImageFormat::Jpeg {
+            // Not strict: slightly malformed JPEGs are common on the web and decode fine. Any
+            // side JPEG can store is let through (zune's default stops at 16384): the caller
+            // judges the size from `dimensions` before decoding.
+            let options = DecoderOptions::default()
+                .set_strict_mode(false)
+                .set_max_width(usize::from(u16::MAX))
+                .set_max_height(usize::from(u16::MAX));
+            // The colour conversion is chosen while the header is parsed, so the output layout
+            // must be set before: RGBA, which zune converts to from YCbCr and grey (nearly every
+            // JPEG). The rest (CMYK, YCCK, RGB: zune leaves the alpha byte of CMYK undefined) comes
+            // out as RGB, through a second parse.
+            let header = |output: ColorSpace| {
+                let options = options.jpeg_set_out_colorspace(output);
+                let mut decoder =
+                    zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes), options);
+                decoder
+                    .decode_headers()
+                    .map_err(jpeg_error)
+                    .map(|()| decoder)
+            };
+            let mut decoder = header(ColorSpace::RGBA)?;
+            let input = decoder
+                .input_colorspace()
+                .expect("the headers were decoded");
+            if !matches!(input, ColorSpace::YCbCr | ColorSpace::Luma) {
+                decoder = header(ColorSpace::RGB)?;
+            }
+            let (width, height) = decoder.dimensions().expect("the headers were decoded");
+            return Ok(Self {
+                inner: Inner::Jpeg(Box::new(decoder)),
+                width: width as u32,
+                height: height as u32,
+            });
+        }
+        let decoder =
+            ImageReader::with_format(std::io::Cursor::new(bytes), format).into_decoder()?;
+        let (width, height) = decoder.dimensions();
+        Ok(Self {
+            inner: Inner::Other(Box::new(decoder)),
+            width,
+            height,
+        })
     }
-    let rgba = image.into_rgba8();
-    RgbImage::from_fn(rgba.width(), rgba.height(), |x, y| {
-        let [r, g, b, a] = rgba.get_pixel(x, y).0;
-        let blend =
-            |c: u8| ((u16::from(c) * u16::from(a) + 255 * (255 - u16::from(a)) + 127) / 255) as u8;
-        image::Rgb([blend(r), blend(g), blend(b)])
-    })
+
+    /// Width and height as the header declares them (before any EXIF rotation).
+    pub fn dimensions(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    /// Decodes the pixels as opaque RGBA (transparent parts laid on white, as a browser shows them
+    /// on a white page: simply dropping alpha would expose whatever colour the transparent pixels
+    /// happen to store), turned upright as the EXIF orientation says (phone photos are often
+    /// stored sideways). A decoder that would need more than `max_alloc` bytes is refused.
+    pub fn decode_opaque(self, max_alloc: u64) -> ImageResult<RgbaImage> {
+        let limit_error = || {
+            ImageError::Limits(image::error::LimitError::from_kind(
+                image::error::LimitErrorKind::InsufficientMemory,
+            ))
+        };
+        match self.inner {
+            Inner::Jpeg(mut decoder) => {
+                let rgba = decoder.output_colorspace() == Some(ColorSpace::RGBA);
+                let needed = u64::from(self.width) * u64::from(self.height) * 4;
+                if needed > max_alloc {
+                    return Err(limit_error());
+                }
+                let pixels = decoder.decode().map_err(jpeg_error)?;
+                let orientation = decoder
+                    .exif()
+                    .and_then(|exif| Orientation::from_exif_chunk(exif))
+                    .unwrap_or(Orientation::NoTransforms);
+                let mut image = if rgba {
+                    RgbaImage::from_raw(self.width, self.height, pixels).map(DynamicImage::from)
+                } else {
+                    RgbImage::from_raw(self.width, self.height, pixels).map(DynamicImage::from)
+                }
+                .ok_or_else(|| {
+                    jpeg_error(zune_jpeg::errors::DecodeErrors::Format(
+                        "decoded fewer pixels than the header declares".into(),
+                    ))
+                })?;
+                image.apply_orientation(orientation);
+                Ok(image.into_rgba8())
+            }
+            Inner::Other(mut decoder) => {
+                if decoder.total_bytes() > max_alloc {
+                    return Err(limit_error());
+                }
+                let mut limits = image::Limits::default();
+                limits.max_image_width = Some(self.width);
+                limits.max_image_height = Some(self.height);
+                limits.max_alloc = Some(max_alloc);
+                decoder.set_limits(limits)?;
+                let orientation = decoder.orientation()?;
+                let mut image = DynamicImage::from_decoder(decoder)?;
+                image.apply_orientation(orientation);
+                let has_alpha = image.color().has_alpha();
+                let mut rgba = image.into_rgba8();
+                if has_alpha {
+                    for pixel in rgba.pixels_mut() {
+                        let [r, g, b, a] = pixel.0;
+                        let blend = |c: u8| {
+                            ((u16::from(c) * u16::from(a) + 255 * (255 - u16::from(a)) + 127) / 255)
+                                as u8
+                        };
+                        *pixel = Rgba([blend(r), blend(g), blend(b), 255]);
+                    }
+                }
+                Ok(rgba)
+            }
+        }
+    }
+}
+
+fn jpeg_error(error: zune_jpeg::errors::DecodeErrors) -> ImageError {
+    ImageError::Decoding(image::error::DecodingError::new(
+        ImageFormat::Jpeg.into(),
+        error,
+    ))
+}
+
+/// 8-bit colour pixels that the resizer and the JPEG encoder take: RGB, and RGBA whose alpha is
+/// ignored (the fetch stage works on opaque RGBA, see [`Decoder`]).
+pub trait Color: Pixel<Subpixel = u8> {
+    /// The layout as the JPEG encoder names it.
+    const JPEG: jpeg_encoder::ColorType;
+}
+
+impl Color for Rgb<u8> {
+    const JPEG: jpeg_encoder::ColorType = jpeg_encoder::ColorType::Rgb;
+}
+
+impl Color for Rgba<u8> {
+    const JPEG: jpeg_encoder::ColorType = jpeg_encoder::ColorType::Rgba;
 }
 
 /// The size that fits `width × height` within `max_side × max_side` keeping the aspect ratio
@@ -51,12 +187,28 @@ pub fn fit_within(width: u32, height: u32, max_side: u32) -> (u32, u32) {
 /// Resizes with a bicubic (Catmull-Rom) convolution, the filter CLIP-style preprocessing uses, with
 /// the CPU's SIMD extensions. The filter's support scales with the reduction, so downscaling
 /// averages every source pixel (no aliasing).
-pub fn resize(image: &RgbImage, width: u32, height: u32) -> RgbImage {
+pub fn resize<P: Color>(
+    image: &ImageBuffer<P, Vec<u8>>,
+    width: u32,
+    height: u32,
+) -> ImageBuffer<P, Vec<u8>>
+where
+    ImageBuffer<P, Vec<u8>>: IntoImageView + IntoImageViewMut,
+{
     resize_with(image, width, height, FilterType::CatmullRom)
 }
 
 /// Resizes with the convolution `filter` (SIMD, support scaled with the reduction as Pillow does).
-pub fn resize_with(image: &RgbImage, width: u32, height: u32, filter: FilterType) -> RgbImage {
+/// An alpha channel is resized as any other: [`Decoder`]'s images are opaque.
+pub fn resize_with<P: Color>(
+    image: &ImageBuffer<P, Vec<u8>>,
+    width: u32,
+    height: u32,
+    filter: FilterType,
+) -> ImageBuffer<P, Vec<u8>>
+where
+    ImageBuffer<P, Vec<u8>>: IntoImageView + IntoImageViewMut,
+{
     if (width, height) == image.dimensions() {
         return image.clone();
     }
@@ -64,12 +216,14 @@ pub fn resize_with(image: &RgbImage, width: u32, height: u32, filter: FilterType
     thread_local! {
         static RESIZER: std::cell::RefCell<Resizer> = std::cell::RefCell::new(Resizer::new());
     }
-    let mut target = RgbImage::new(width, height);
-    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(filter));
+    let mut target = ImageBuffer::new(width, height);
+    let options = ResizeOptions::new()
+        .resize_alg(ResizeAlg::Convolution(filter))
+        .use_alpha(false);
     RESIZER.with_borrow_mut(|resizer| {
         resizer
             .resize(image, &mut target, &options)
-            .expect("both images are RGB8 of non-zero size")
+            .expect("both images have the same 8-bit layout and a non-zero size")
     });
     target
 }
@@ -90,10 +244,13 @@ pub enum EncodeError {
     Jpeg(#[from] jpeg_encoder::EncodingError),
 }
 
-/// Encodes an RGB image as a baseline JPEG at `quality` (1–100), with the AVX2 forward DCT and colour
+/// Encodes an RGB(A) image as a baseline JPEG at `quality` (1–100), with the AVX2 forward DCT and colour
 /// conversion where the CPU has them (see `benches/pipeline.rs` for its speed against the image
 /// crate's encoder).
-pub fn encode_jpeg(image: &RgbImage, quality: u8) -> Result<Vec<u8>, EncodeError> {
+pub fn encode_jpeg<P: Color>(
+    image: &ImageBuffer<P, Vec<u8>>,
+    quality: u8,
+) -> Result<Vec<u8>, EncodeError> {
     let (width, height) = image.dimensions();
     let (Ok(w), Ok(h)) = (u16::try_from(width), u16::try_from(height)) else {
         return Err(EncodeError::TooLarge { width, height });
@@ -104,7 +261,7 @@ pub fn encode_jpeg(image: &RgbImage, quality: u8) -> Result<Vec<u8>, EncodeError
     // the encoder would switch to full-resolution chroma at quality 90 and above, which costs a
     // third more time and bytes for a difference a training image does not need.
     encoder.set_sampling_factor(jpeg_encoder::SamplingFactor::R_4_2_0);
-    encoder.encode(image.as_raw(), w, h, jpeg_encoder::ColorType::Rgb)?;
+    encoder.encode(image.as_raw(), w, h, P::JPEG)?;
     Ok(jpeg)
 }
 
@@ -116,7 +273,10 @@ const HASH_BLOCK: usize = 8;
 /// A 64-bit perceptual hash (the DCT "pHash"): the image shrunk to 32×32 gray, its 2-D DCT, and one
 /// bit per coefficient of the 8×8 lowest frequencies telling whether it is above their median.
 /// Visually similar images differ in few bits; compare with [`hamming`].
-pub fn perceptual_hash(image: &RgbImage) -> u64 {
+pub fn perceptual_hash<P: Color>(image: &ImageBuffer<P, Vec<u8>>) -> u64
+where
+    ImageBuffer<P, Vec<u8>>: IntoImageView + IntoImageViewMut,
+{
     // A triangle filter: smooth enough that the shrunken image hardly depends on the source's size
     // (which the hash's stability under resizing rests on; a box filter flipped 12 of 64 bits in the
     // test below), with a third of Lanczos3's taps (at 512 → 32 px Lanczos3 weighed 96 pixels per
@@ -129,7 +289,10 @@ pub fn perceptual_hash(image: &RgbImage) -> u64 {
     );
     let gray: Vec<f64> = small
         .pixels()
-        .map(|p| 0.299 * f64::from(p[0]) + 0.587 * f64::from(p[1]) + 0.114 * f64::from(p[2]))
+        .map(|p| {
+            let c = p.channels();
+            0.299 * f64::from(c[0]) + 0.587 * f64::from(c[1]) + 0.114 * f64::from(c[2])
+        })
         .collect();
     // Separable DCT-II: rows, then columns, keeping only the low frequencies needed.
     let basis: Vec<Vec<f64>> = (0..HASH_BLOCK)
@@ -190,11 +353,84 @@ mod tests {
 
     #[test]
     fn transparent_pixels_become_white() {
-        let mut rgba = image::RgbaImage::from_pixel(2, 1, image::Rgba([0, 0, 0, 0]));
-        rgba.put_pixel(1, 0, image::Rgba([10, 20, 30, 255]));
-        let flat = flatten_on_white(DynamicImage::ImageRgba8(rgba));
-        assert_eq!(flat.get_pixel(0, 0).0, [255, 255, 255]);
-        assert_eq!(flat.get_pixel(1, 0).0, [10, 20, 30]);
+        let mut rgba = RgbaImage::from_pixel(2, 1, Rgba([0, 0, 0, 0]));
+        rgba.put_pixel(1, 0, Rgba([10, 20, 30, 255]));
+        let mut png = Vec::new();
+        DynamicImage::ImageRgba8(rgba)
+            .write_to(&mut std::io::Cursor::new(&mut png), ImageFormat::Png)
+            .unwrap();
+        let flat = Decoder::new(&png, ImageFormat::Png)
+            .unwrap()
+            .decode_opaque(u64::MAX)
+            .unwrap();
+        assert_eq!(flat.get_pixel(0, 0).0, [255, 255, 255, 255]);
+        assert_eq!(flat.get_pixel(1, 0).0, [10, 20, 30, 255]);
+    }
+
+    /// Every colour layout a JPEG may store decodes to the same pixels as through the image crate
+    /// (the reference), whether zune converts it to RGBA itself (YCbCr, grey) or to RGB (CMYK, RGB).
+    #[test]
+    fn jpeg_layouts_decode_to_opaque_rgba_as_the_image_crate_does() {
+        let picture = scene(64, 48, 0);
+        let encode = |color: jpeg_encoder::ColorType, data: &[u8]| {
+            let mut jpeg = Vec::new();
+            jpeg_encoder::Encoder::new(&mut jpeg, 95)
+                .encode(data, 64, 48, color)
+                .unwrap();
+            jpeg
+        };
+        let gray = DynamicImage::ImageRgb8(picture.clone()).into_luma8();
+        let cmyk: Vec<u8> = picture
+            .pixels()
+            .flat_map(|p| [255 - p[0], 255 - p[1], 255 - p[2], 0])
+            .collect();
+        // The same scans declared RGB by an Adobe segment with transform 0.
+        let mut rgb = encode(jpeg_encoder::ColorType::Rgb, picture.as_raw());
+        let adobe = [
+            b"\xff\xee\x00\x0eAdobe".as_slice(),
+            &[0, 100, 0, 0, 0, 0, 0],
+        ]
+        .concat();
+        rgb.splice(2..2, adobe);
+        for (name, jpeg) in [
+            (
+                "ycbcr",
+                encode(jpeg_encoder::ColorType::Rgb, picture.as_raw()),
+            ),
+            ("gray", encode(jpeg_encoder::ColorType::Luma, gray.as_raw())),
+            ("cmyk", encode(jpeg_encoder::ColorType::Cmyk, &cmyk)),
+            ("rgb", rgb),
+        ] {
+            let reference = image::load_from_memory(&jpeg).unwrap().into_rgb8();
+            let decoder = Decoder::new(&jpeg, ImageFormat::Jpeg).unwrap();
+            assert_eq!(decoder.dimensions(), (64, 48), "{name}");
+            let decoded = decoder.decode_opaque(u64::MAX).unwrap();
+            for (d, r) in decoded.pixels().zip(reference.pixels()) {
+                assert_eq!(d.0, [r[0], r[1], r[2], 255], "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn allocation_limit_is_enforced_before_decoding() {
+        let jpeg = encode_jpeg(&scene(64, 48, 0), 90).unwrap();
+        let decoder = Decoder::new(&jpeg, ImageFormat::Jpeg).unwrap();
+        assert!(matches!(
+            decoder.decode_opaque(64 * 48 * 4 - 1),
+            Err(ImageError::Limits(_))
+        ));
+        let png = {
+            let mut png = Vec::new();
+            DynamicImage::ImageRgb8(scene(64, 48, 0))
+                .write_to(&mut std::io::Cursor::new(&mut png), ImageFormat::Png)
+                .unwrap();
+            png
+        };
+        let decoder = Decoder::new(&png, ImageFormat::Png).unwrap();
+        assert!(matches!(
+            decoder.decode_opaque(64 * 48 * 3 - 1),
+            Err(ImageError::Limits(_))
+        ));
     }
 
     #[test]
@@ -247,7 +483,9 @@ mod tests {
         segment.extend_from_slice(&((exif.len() + 2) as u16).to_be_bytes());
         segment.extend_from_slice(&exif);
         jpeg.splice(2..2, segment);
-        let image = decode_upright(&jpeg, ImageFormat::Jpeg, Limits::default()).unwrap();
+        let decoder = Decoder::new(&jpeg, ImageFormat::Jpeg).unwrap();
+        assert_eq!(decoder.dimensions(), (4, 2));
+        let image = decoder.decode_opaque(u64::MAX).unwrap();
         assert_eq!((image.width(), image.height()), (2, 4));
     }
 }

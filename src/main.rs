@@ -580,9 +580,10 @@ async fn score_stdin(
         };
         // As the fetch stage prepares images: upright by EXIF, transparency on white.
         let format = image::guess_format(&bytes).map_err(|e| format!("image: {e}"))?;
-        let decoded = altflow::imaging::decode_upright(&bytes, format, image::Limits::default())
+        let decoded = altflow::imaging::Decoder::new(&bytes, format)
+            .and_then(|decoder| decoder.decode_opaque(u64::MAX))
             .map_err(|e| format!("image: {e}"))?;
-        Ok(Some(altflow::imaging::flatten_on_white(decoded)))
+        Ok(Some(image::DynamicImage::ImageRgba8(decoded).into_rgb8()))
     };
     answer_json_lines("text", |text, value| {
         let image = match image(value) {

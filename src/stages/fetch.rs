@@ -5,12 +5,11 @@
 //! limit (decompression bombs are refused before any pixel buffer is allocated) and against the image
 //! rules (minimum side, aspect ratio); then decode, resize to `fetch.max_side`, encode JPEG.
 
-use std::io::Cursor;
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use futures::StreamExt;
-use image::{ImageFormat, ImageReader, Limits};
+use image::ImageFormat;
 use sha2::{Digest, Sha256};
 
 use crate::config::{FetchConfig, RetryConfig};
@@ -79,36 +78,32 @@ pub fn process_image(
             ));
         }
     };
-    let (width, height) = ImageReader::with_format(Cursor::new(bytes), format)
-        .into_dimensions()
+    let decoder = imaging::Decoder::new(bytes, format)
         .map_err(|e| refuse(Reason::DecodeError, e.to_string()))?;
+    let (width, height) = decoder.dimensions();
     check_header(name, width, height, config, rules)?;
 
-    let mut limits = Limits::default();
-    limits.max_image_width = Some(width);
-    limits.max_image_height = Some(height);
     // Eight bytes per pixel (16-bit RGBA, the widest format decoded) plus slack: a decoder that
     // wants more than the header promised is refused.
-    limits.max_alloc = Some(u64::from(width) * u64::from(height) * 8 + (1 << 20));
-    let upright = imaging::flatten_on_white(
-        imaging::decode_upright(bytes, format, limits)
-            .map_err(|e| refuse(Reason::DecodeError, e.to_string()))?,
-    );
+    let max_alloc = u64::from(width) * u64::from(height) * 8 + (1 << 20);
+    let upright = decoder
+        .decode_opaque(max_alloc)
+        .map_err(|e| refuse(Reason::DecodeError, e.to_string()))?;
     let (target_width, target_height) =
         imaging::fit_within(upright.width(), upright.height(), config.max_side);
-    let rgb = imaging::resize(&upright, target_width, target_height);
-    let jpeg = imaging::encode_jpeg(&rgb, config.jpeg_quality)
+    let resized = imaging::resize(&upright, target_width, target_height);
+    let jpeg = imaging::encode_jpeg(&resized, config.jpeg_quality)
         .map_err(|e| refuse(Reason::DecodeError, format!("re-encoding: {e}")))?;
     Ok(Image {
-        width: rgb.width(),
-        height: rgb.height(),
+        width: resized.width(),
+        height: resized.height(),
         jpeg,
         original_width: width,
         original_height: height,
         original_format: name.to_string(),
         original_bytes: bytes.len() as u64,
         sha256: Sha256::digest(bytes).to_vec(),
-        phash: imaging::perceptual_hash(&rgb),
+        phash: imaging::perceptual_hash(&resized),
     })
 }
 
@@ -224,6 +219,7 @@ impl Stage for FetchStage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Cursor;
 
     fn config() -> FetchConfig {
         FetchConfig {
