@@ -3,15 +3,18 @@
 #
 #   scripts/test.sh            # all tests, including those against a real Kafka-protocol broker
 #
-# Needs: a Rust toolchain, Python 3 with pip. Installs what is missing: tansu (the Kafka-protocol broker,
-# into .tools/), pyarrow (for the independent shard checker), moto's S3 server (for the s3:// output
-# test), warcio and pywb's sample WARCs (into .tools/warcs, for the WARC reader's test), GloVe 6B 50d
-# (into .tools/glove, for the vector loader's test), the open_nsfw model and ONNX Runtime's library
-# (into .tools/nsfw and .tools/onnxruntime, for the NSFW scorer's test). The tests start and stop these servers themselves, on 127.0.0.1.
+# Needs: a Rust toolchain, Python 3 with pip. Installs what is missing: libjpeg-turbo's headers
+# (apt-get, for the JPEG encoder), tansu (the Kafka-protocol broker, into .tools/), pyarrow (for the
+# independent shard checker), moto's S3 server (for the s3:// output test), warcio and pywb's sample
+# WARCs (into .tools/warcs, for the WARC reader's test), GloVe 6B 50d (into .tools/glove, for the
+# vector loader's test), the open_nsfw model and ONNX Runtime's library (into .tools/nsfw and
+# .tools/onnxruntime, for the NSFW scorer's test). The tests start and stop these servers themselves,
+# on 127.0.0.1.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
+"$root/scripts/install-libjpeg.sh"
 "$root/scripts/install-broker.sh"
 if ! python3 -c 'import pyarrow' 2>/dev/null; then
   python3 -m pip install --quiet 'pyarrow>=14'

@@ -1,6 +1,6 @@
 //! Image operations of the fetch stage: decoding to opaque RGBA with EXIF orientation applied, SIMD
-//! bicubic resizing (fast_image_resize), SIMD JPEG encoding (jpeg-encoder), and a 64-bit perceptual
-//! hash for near-duplicate detection.
+//! bicubic resizing (fast_image_resize), SIMD JPEG encoding (libjpeg-turbo, or the jpeg-encoder
+//! crate where it is missing), and a 64-bit perceptual hash for near-duplicate detection.
 
 use fast_image_resize::{
     FilterType, IntoImageView, IntoImageViewMut, ResizeAlg, ResizeOptions, Resizer,
@@ -239,30 +239,126 @@ pub enum EncodeError {
         /// Height of the image.
         height: u32,
     },
-    /// The encoder failed.
+    /// The pure-Rust encoder failed.
     #[error(transparent)]
     Jpeg(#[from] jpeg_encoder::EncodingError),
+    /// libjpeg-turbo failed, with its message.
+    #[error("libjpeg-turbo: {0}")]
+    Libjpeg(String),
 }
 
-/// Encodes an RGB(A) image as a baseline JPEG at `quality` (1–100), with the AVX2 forward DCT and colour
-/// conversion where the CPU has them (see `benches/pipeline.rs` for its speed against the image
-/// crate's encoder).
+/// The JPEG encoder of this build: `libjpeg-turbo` (SIMD, about 2.5 times faster), or
+/// `jpeg-encoder` where build.rs found no libjpeg-turbo headers.
+pub const JPEG_ENCODER: &str = if cfg!(libjpeg) {
+    "libjpeg-turbo"
+} else {
+    "jpeg-encoder"
+};
+
+/// Encodes an RGB(A) image as a baseline JPEG at `quality` (1–100) with 4:2:0 chroma, through
+/// [`JPEG_ENCODER`].
 pub fn encode_jpeg<P: Color>(
     image: &ImageBuffer<P, Vec<u8>>,
     quality: u8,
 ) -> Result<Vec<u8>, EncodeError> {
-    let (width, height) = image.dimensions();
-    let (Ok(w), Ok(h)) = (u16::try_from(width), u16::try_from(height)) else {
-        return Err(EncodeError::TooLarge { width, height });
-    };
+    #[cfg(libjpeg)]
+    {
+        let (width, height) = jpeg_size(image)?;
+        libjpeg::encode(image.as_raw(), width, height, P::CHANNEL_COUNT, quality)
+            .map_err(EncodeError::Libjpeg)
+    }
+    #[cfg(not(libjpeg))]
+    encode_jpeg_rust(image, quality)
+}
+
+/// Encodes as [`encode_jpeg`] does, with the pure-Rust jpeg-encoder crate (AVX2 forward DCT and
+/// colour conversion where the CPU has them): the encoder of builds without libjpeg-turbo.
+pub fn encode_jpeg_rust<P: Color>(
+    image: &ImageBuffer<P, Vec<u8>>,
+    quality: u8,
+) -> Result<Vec<u8>, EncodeError> {
+    let (width, height) = jpeg_size(image)?;
     let mut jpeg = Vec::with_capacity(image.as_raw().len() / 8);
     let mut encoder = jpeg_encoder::Encoder::new(&mut jpeg, quality);
     // Chroma at half resolution both ways (4:2:0), as libjpeg, Pillow and OpenCV write by default;
     // the encoder would switch to full-resolution chroma at quality 90 and above, which costs a
     // third more time and bytes for a difference a training image does not need.
     encoder.set_sampling_factor(jpeg_encoder::SamplingFactor::R_4_2_0);
-    encoder.encode(image.as_raw(), w, h, P::JPEG)?;
+    encoder.encode(image.as_raw(), width, height, P::JPEG)?;
     Ok(jpeg)
+}
+
+/// The image's sides, if JPEG can store them.
+fn jpeg_size<P: Color>(image: &ImageBuffer<P, Vec<u8>>) -> Result<(u16, u16), EncodeError> {
+    let (width, height) = image.dimensions();
+    match (u16::try_from(width), u16::try_from(height)) {
+        (Ok(w), Ok(h)) => Ok((w, h)),
+        _ => Err(EncodeError::TooLarge { width, height }),
+    }
+}
+
+/// The libjpeg-turbo encoder, through `native/jpeg.c`.
+#[cfg(libjpeg)]
+mod libjpeg {
+    use std::ffi::{c_char, c_int, c_uint};
+
+    unsafe extern "C" {
+        fn altflow_jpeg_encode(
+            pixels: *const u8,
+            width: c_uint,
+            height: c_uint,
+            channels: c_int,
+            quality: c_int,
+            out: *mut *mut u8,
+            out_size: *mut usize,
+            message: *mut c_char,
+            message_size: usize,
+        ) -> c_int;
+        fn altflow_jpeg_free(data: *mut u8);
+    }
+
+    /// Encodes `pixels`, `height` rows of `width` pixels of `channels` (3 or 4) bytes.
+    pub fn encode(
+        pixels: &[u8],
+        width: u16,
+        height: u16,
+        channels: u8,
+        quality: u8,
+    ) -> Result<Vec<u8>, String> {
+        assert!(matches!(channels, 3 | 4));
+        assert_eq!(
+            pixels.len(),
+            usize::from(width) * usize::from(height) * usize::from(channels)
+        );
+        let mut out: *mut u8 = std::ptr::null_mut();
+        let mut out_size = 0usize;
+        let mut message = [0 as c_char; 256];
+        // SAFETY: `pixels` holds the `height` rows of `width * channels` bytes the shim reads
+        // (asserted above); the shim writes at most `message.len()` bytes, NUL included, into
+        // `message`, and on success hands over a malloc'd buffer of `out_size` bytes that is
+        // copied, then freed with the shim's own free.
+        unsafe {
+            let status = altflow_jpeg_encode(
+                pixels.as_ptr(),
+                c_uint::from(width),
+                c_uint::from(height),
+                c_int::from(channels),
+                c_int::from(quality),
+                &mut out,
+                &mut out_size,
+                message.as_mut_ptr(),
+                message.len(),
+            );
+            if status != 0 {
+                return Err(std::ffi::CStr::from_ptr(message.as_ptr())
+                    .to_string_lossy()
+                    .into_owned());
+            }
+            let jpeg = std::slice::from_raw_parts(out, out_size).to_vec();
+            altflow_jpeg_free(out);
+            Ok(jpeg)
+        }
+    }
 }
 
 /// Side of the grayscale square the hash is computed on.
@@ -408,6 +504,81 @@ mod tests {
             for (d, r) in decoded.pixels().zip(reference.pixels()) {
                 assert_eq!(d.0, [r[0], r[1], r[2], 255], "{name}");
             }
+        }
+    }
+
+    /// Mean absolute difference per channel between an RGB picture and a decoded JPEG of it.
+    fn mean_error(picture: &RgbImage, jpeg: &[u8]) -> f64 {
+        let decoded = Decoder::new(jpeg, ImageFormat::Jpeg)
+            .unwrap()
+            .decode_opaque(u64::MAX)
+            .unwrap();
+        assert_eq!(decoded.dimensions(), picture.dimensions());
+        let total: u64 = decoded
+            .pixels()
+            .zip(picture.pixels())
+            .flat_map(|(d, p)| (0..3).map(move |c| u64::from(d[c].abs_diff(p[c]))))
+            .sum();
+        total as f64 / (3 * picture.width() * picture.height()) as f64
+    }
+
+    #[test]
+    fn encoders_write_jpegs_close_to_the_picture_from_rgb_and_rgba() {
+        // Odd sides: the last MCU row and column are partial.
+        let picture = scene(333, 201, 0);
+        let rgba = DynamicImage::ImageRgb8(picture.clone()).into_rgba8();
+        for (name, jpeg) in [
+            ("default rgb", encode_jpeg(&picture, 90).unwrap()),
+            ("default rgba", encode_jpeg(&rgba, 90).unwrap()),
+            ("rust rgb", encode_jpeg_rust(&picture, 90).unwrap()),
+            ("rust rgba", encode_jpeg_rust(&rgba, 90).unwrap()),
+        ] {
+            assert!(
+                jpeg.starts_with(&[0xff, 0xd8]) && jpeg.ends_with(&[0xff, 0xd9]),
+                "{name}"
+            );
+            let error = mean_error(&picture, &jpeg);
+            assert!(error < 3.0, "{name}: mean error {error}");
+        }
+        // Lower quality, fewer bytes.
+        assert!(
+            encode_jpeg(&picture, 30).unwrap().len() < encode_jpeg(&picture, 90).unwrap().len()
+        );
+        // Grey noise hardly compresses: more than the half byte per pixel the libjpeg shim starts
+        // its buffer with, so the buffer grows. (Grey, so that 4:2:0 chroma loses nothing.)
+        let mut state = 0x9e37_79b9_u32;
+        let noise = RgbImage::from_fn(256, 256, |_, _| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            let v = state as u8;
+            Rgb([v, v, v])
+        });
+        let jpeg = encode_jpeg(&noise, 100).unwrap();
+        assert!(jpeg.len() > 256 * 256 / 2 + 16384, "{}", jpeg.len());
+        assert!(jpeg.ends_with(&[0xff, 0xd9]));
+        assert!(mean_error(&noise, &jpeg) < 3.0);
+    }
+
+    /// A libjpeg error comes back as its message (through the shim's longjmp), not as an abort.
+    #[cfg(libjpeg)]
+    #[test]
+    fn libjpeg_errors_come_back_as_messages() {
+        let empty = RgbImage::new(0, 8);
+        match encode_jpeg(&empty, 90) {
+            Err(EncodeError::Libjpeg(message)) => assert!(message.contains("Empty"), "{message}"),
+            other => panic!("{other:?}"),
+        }
+        // The encoder is still usable afterwards.
+        assert!(encode_jpeg(&scene(16, 16, 0), 90).is_ok());
+    }
+
+    /// CI builds with libjpeg-turbo (scripts/test.sh installs its headers where missing), so the
+    /// faster encoder is the one tested and measured.
+    #[test]
+    fn required_builds_use_libjpeg_turbo() {
+        if std::env::var("ALTFLOW_REQUIRE_SERVICES").is_ok_and(|v| v == "1") {
+            assert_eq!(JPEG_ENCODER, "libjpeg-turbo");
         }
     }
 
