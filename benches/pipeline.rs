@@ -4,8 +4,9 @@
 //! - `writer`: building a 100-sample shard (tar + Parquet index) into an in-memory object store;
 //! - `resize`: the image crate's resizer against fast_image_resize (SIMD), side by side, and the
 //!   perceptual hash;
-//! - `fetch_image`: the two JPEG encoders side by side, and the fetch stage's CPU work (decode,
-//!   resize to 512 px, re-encode, hash) on a 640x480 and a 1200x800 JPEG.
+//! - `fetch_image`: the JPEG encoders side by side (the image crate's, jpeg-encoder, and the build's
+//!   own: libjpeg-turbo where build.rs found it), and the fetch stage's CPU work (decode, resize to
+//!   512 px, re-encode, hash) on a 640x480 and a 1200x800 JPEG.
 //! - `html`: candidate and link extraction from HTML, in bytes per second.
 //! - `filter`: the text chains of the cc12m and alt200m presets over real alt texts (fetched by
 //!   `scripts/fetch_captions.sh`; skipped without them);
@@ -201,7 +202,11 @@ fn fetch_image(c: &mut Criterion) {
     // The size the target is stated for: a 640x480 JPEG (quality 90).
     let vga = image::imageops::resize(&decoded, 640, 480, image::imageops::FilterType::Triangle);
     let vga_jpeg = altflow::imaging::encode_jpeg(&vga, 90).unwrap();
-    let small = altflow::imaging::resize(&decoded, 512, 341);
+    let vga_rgba = image::DynamicImage::ImageRgb8(vga).into_rgba8();
+    // The fetch stage works on opaque RGBA (see `imaging::Decoder`).
+    let small = image::DynamicImage::ImageRgb8(altflow::imaging::resize(&decoded, 512, 341));
+    let small_rgb = small.to_rgb8();
+    let small_rgba = small.to_rgba8();
     let config = FetchConfig::default();
     let rules = altflow::filter::Rules::of(altflow::filter::Preset::Cc12m).image();
     let mut group = c.benchmark_group("fetch_image");
@@ -211,19 +216,29 @@ fn fetch_image(c: &mut Criterion) {
         b.iter(|| {
             let mut jpeg = Vec::new();
             image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90)
-                .encode_image(black_box(&small))
+                .encode_image(black_box(&small_rgb))
                 .unwrap();
             jpeg
         })
     });
     group.bench_function("encode_512px_jpeg_encoder", |b| {
-        b.iter(|| altflow::imaging::encode_jpeg(black_box(&small), 90).unwrap())
+        b.iter(|| altflow::imaging::encode_jpeg_rust(black_box(&small_rgba), 90).unwrap())
     });
+    // The encoder of this build: libjpeg-turbo, or jpeg-encoder again where it is missing.
+    group.bench_function(
+        format!("encode_512px_{}", altflow::imaging::JPEG_ENCODER),
+        |b| b.iter(|| altflow::imaging::encode_jpeg(black_box(&small_rgba), 90).unwrap()),
+    );
     group.bench_function("decode_640x480", |b| {
-        b.iter(|| image::load_from_memory(black_box(&vga_jpeg)).unwrap())
+        b.iter(|| {
+            altflow::imaging::Decoder::new(black_box(&vga_jpeg), image::ImageFormat::Jpeg)
+                .unwrap()
+                .decode_opaque(u64::MAX)
+                .unwrap()
+        })
     });
     group.bench_function("resize_640x480_to_512", |b| {
-        b.iter(|| altflow::imaging::resize(black_box(&vga), 512, 384))
+        b.iter(|| altflow::imaging::resize(black_box(&vga_rgba), 512, 384))
     });
     group.bench_function("decode_resize_encode_640x480_to_512", |b| {
         b.iter(|| process_image(black_box(&vga_jpeg), &config, &rules).unwrap())

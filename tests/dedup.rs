@@ -83,6 +83,15 @@ fn texts_are_aggregated_per_image_and_duplicates_and_test_images_dropped() {
          [dedup]\nflush_after = \"100ms\"\nmax_images_per_text = 2\ntest_sets = [\"test-set.txt\"]\n",
         "",
     );
+    // One partition and an idle flush well above the time between two fetched images, so that all
+    // eight pairs meet in one window. (Pairs are partitioned by image hash and each partition decides
+    // its own window: with four, whether the three garden images met depended on their bytes' hashes,
+    // and the expected counts held for one encoder's bytes only.)
+    let toml = std::fs::read_to_string(&pipeline).unwrap();
+    let toml = toml
+        .replacen("kind = \"embedded\"", "kind = \"embedded\"\npartitions = 1", 1)
+        .replacen("flush_after = \"100ms\"", "flush_after = \"1s\"", 1);
+    std::fs::write(&pipeline, toml).unwrap();
     let funnel = common::run_funnel(&pipeline);
     let row = common::funnel_row(&funnel, "dedup");
     let reasons: BTreeSet<&str> = row[4..].iter().map(String::as_str).collect();
