@@ -6,11 +6,12 @@
 #
 #   scripts/bench_fetch.sh            # N=3000 images
 #   N=10000 scripts/bench_fetch.sh
-#   BIN=/tmp/altflow-old scripts/bench_fetch.sh   # another build, for side-by-side comparisons
+#   BIN=/tmp/altflow-old scripts/bench_fetch.sh   # another build (nothing is built), for side-by-side comparisons
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-3000}
-cargo build --release --quiet
+bin=${BIN:-target/release/altflow}
+[ -n "${BIN:-}" ] || cargo build --release --quiet
 python3 -c "import PIL" 2>/dev/null || python3 -m pip install --quiet pillow
 work=$(mktemp -d)
 trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -45,7 +46,7 @@ output = "$work/unused"
 dir = "$work/site"
 listen = "127.0.0.1:$port"
 TOML
-target/release/altflow serve-site --pipeline "$work/serve.toml" 2>/dev/null &
+"$bin" serve-site --pipeline "$work/serve.toml" 2>/dev/null &
 server=$!
 for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1',$port))" 2>/dev/null && break; sleep 0.1; done
 
@@ -69,7 +70,7 @@ max_records = 1000
 path = "$work/list.csv"
 TOML
 
-${PROFILE:-} /usr/bin/time -f "%e %U %S %M" -o "$work/time" "${BIN:-target/release/altflow}" run "$work/bench.toml" > "$work/funnel"
+${PROFILE:-} /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$bin" run "$work/bench.toml" > "$work/funnel"
 read -r wall user sys rss_kb < "$work/time"
 written=$(awk '$1 == "write" {print $3}' "$work/funnel")
 cat "$work/funnel"
