@@ -1,7 +1,7 @@
 //! Builds the libjpeg-turbo encoder shim (`native/jpeg.c`) when libjpeg-turbo's headers are there
 //! (Debian and Ubuntu: `libjpeg-dev`; macOS: `brew install jpeg-turbo`), and tells the crate so
 //! through `cfg(libjpeg)`. Without them altflow still builds, and encodes JPEG with the pure-Rust
-//! jpeg-encoder crate, about 2.5 times slower (README, Performance). `ALTFLOW_NO_LIBJPEG=1` builds
+//! jpeg-encoder crate, 2.5–3 times slower (README, Performance). `ALTFLOW_NO_LIBJPEG=1` builds
 //! that way on purpose.
 
 use std::path::PathBuf;
@@ -29,7 +29,7 @@ fn main() {
     if let Err(error) = found {
         println!(
             "cargo::warning=libjpeg-turbo's headers not found ({error}): JPEG encoding falls back \
-             to the jpeg-encoder crate, about 2.5 times slower. Install them (Debian/Ubuntu: \
+             to the jpeg-encoder crate, 2.5–3 times slower. Install them (Debian/Ubuntu: \
              libjpeg-dev) and rebuild."
         );
         return;

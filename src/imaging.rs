@@ -247,7 +247,7 @@ pub enum EncodeError {
     Libjpeg(String),
 }
 
-/// The JPEG encoder of this build: `libjpeg-turbo` (SIMD, about 2.5 times faster), or
+/// The JPEG encoder of this build: `libjpeg-turbo` (SIMD, 2.5–3 times faster), or
 /// `jpeg-encoder` where build.rs found no libjpeg-turbo headers.
 pub const JPEG_ENCODER: &str = if cfg!(libjpeg) {
     "libjpeg-turbo"

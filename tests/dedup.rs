@@ -89,7 +89,11 @@ fn texts_are_aggregated_per_image_and_duplicates_and_test_images_dropped() {
     // and the expected counts held for one encoder's bytes only.)
     let toml = std::fs::read_to_string(&pipeline).unwrap();
     let toml = toml
-        .replacen("kind = \"embedded\"", "kind = \"embedded\"\npartitions = 1", 1)
+        .replacen(
+            "kind = \"embedded\"",
+            "kind = \"embedded\"\npartitions = 1",
+            1,
+        )
         .replacen("flush_after = \"100ms\"", "flush_after = \"1s\"", 1);
     std::fs::write(&pipeline, toml).unwrap();
     let funnel = common::run_funnel(&pipeline);
