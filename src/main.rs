@@ -580,8 +580,9 @@ async fn score_stdin(
         };
         // As the fetch stage prepares images: upright by EXIF, transparency on white.
         let format = image::guess_format(&bytes).map_err(|e| format!("image: {e}"))?;
+        // The image crate's default allocation limit: a hostile file is refused, not decoded.
         let decoded = altflow::imaging::Decoder::new(&bytes, format)
-            .and_then(|decoder| decoder.decode_opaque(u64::MAX))
+            .and_then(|decoder| decoder.decode_opaque(512 << 20))
             .map_err(|e| format!("image: {e}"))?;
         Ok(Some(image::DynamicImage::ImageRgba8(decoded).into_rgb8()))
     };
