@@ -91,7 +91,12 @@ pub fn process_image(
         .map_err(|e| refuse(Reason::DecodeError, e.to_string()))?;
     let (target_width, target_height) =
         imaging::fit_within(upright.width(), upright.height(), config.max_side);
-    let resized = imaging::resize(&upright, target_width, target_height);
+    // Most web images need resizing; one that does not is used as decoded (no copy).
+    let resized = if (target_width, target_height) == upright.dimensions() {
+        upright
+    } else {
+        imaging::resize(&upright, target_width, target_height)
+    };
     let jpeg = imaging::encode_jpeg(&resized, config.jpeg_quality)
         .map_err(|e| refuse(Reason::DecodeError, format!("re-encoding: {e}")))?;
     Ok(Image {
