@@ -326,15 +326,13 @@ mod libjpeg {
         quality: u8,
     ) -> Result<Vec<u8>, String> {
         assert!(matches!(channels, 3 | 4));
-        assert_eq!(
-            pixels.len(),
-            usize::from(width) * usize::from(height) * usize::from(channels)
-        );
+        // An image buffer's container may be longer than its pixels; the shim reads only these.
+        let pixels = &pixels[..usize::from(width) * usize::from(height) * usize::from(channels)];
         let mut out: *mut u8 = std::ptr::null_mut();
         let mut out_size = 0usize;
         let mut message = [0 as c_char; 256];
         // SAFETY: `pixels` holds the `height` rows of `width * channels` bytes the shim reads
-        // (asserted above); the shim writes at most `message.len()` bytes, NUL included, into
+        // (sliced above); the shim writes at most `message.len()` bytes, NUL included, into
         // `message`, and on success hands over a malloc'd buffer of `out_size` bytes that is
         // copied, then freed with the shim's own free.
         unsafe {
