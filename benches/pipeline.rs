@@ -263,11 +263,11 @@ fn html(c: &mut Criterion) {
     }
     let url = url::Url::parse("https://example.com/articles/page.html").unwrap();
     let extract = |page: &[u8]| {
-        let extracted = altflow::html::extract(page, &url);
+        let extracted = altflow::web::html::extract(page, &url);
         let candidates: Vec<_> = extracted
             .images
             .iter()
-            .map(|image| altflow::html::candidate(image, &extracted, &url, 1))
+            .map(|image| altflow::web::html::candidate(image, &extracted, &url, 1))
             .collect();
         (candidates, extracted.links.len())
     };
@@ -320,7 +320,7 @@ fn dedup(c: &mut Criterion) {
     // 100k kept perceptual hashes, queries at distance 4: the dedup stage's lookup per image.
     let mut group = c.benchmark_group("dedup");
     let mut rng = fastrand::Rng::with_seed(3);
-    let mut index = altflow::dedup::NearIndex::new(4, 100_000);
+    let mut index = altflow::bounded::NearIndex::new(4, 100_000);
     for _ in 0..100_000 {
         index.insert(rng.u64(..));
     }

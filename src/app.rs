@@ -15,6 +15,7 @@ use crate::config::{BusKind, ConfigError, Pipeline, StageName};
 use crate::metrics::{self, StageTotals};
 use crate::record::{Candidate, CrawlRequest, Record};
 use crate::stage::StageError;
+use crate::stage::pipelined::run_pipelined;
 use crate::stage::runner::{RunnerSettings, run_stage};
 use crate::stages::crawl::CrawlStage;
 use crate::stages::dedup::DedupStage;
@@ -210,7 +211,7 @@ pub async fn seed(
     let agent = pipeline
         .http
         .respect_robots
-        .then(|| crate::robots::product_token(&pipeline.http.user_agent));
+        .then(|| crate::web::robots::product_token(&pipeline.http.user_agent));
     for archive in &pipeline.archives {
         // One damaged archive does not lose the others: its error is logged, the next one is read.
         match crate::sources::read_archive(archive, agent.clone(), 1000, send).await {
@@ -259,7 +260,7 @@ pub fn spawn_stage(
     };
     let output = topic(stage.output_topic());
     let web = || {
-        Web::new(&pipeline.http)
+        Web::new(&pipeline.http, stage.as_str())
             .map(Arc::new)
             .map_err(|e| fail(e.into()))
     };
@@ -267,20 +268,26 @@ pub fn spawn_stage(
         pipeline
             .filter
             .rules()
-            .map_err(|e| fail(StageError::Rules(e)))
+            .map_err(|e| fail(StageError::failed(format!("filter rules: {e}"))))
     };
-    let concurrency = pipeline.http.concurrency;
+    let max_in_flight = pipeline.runtime.max_in_flight;
     Ok(match stage {
         StageName::Crawl => {
             let s = CrawlStage::new(
                 web()?,
                 pipeline.crawl.clone(),
                 pipeline.retry.clone(),
-                concurrency,
                 output,
                 topic("frontier"),
             );
-            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+            tokio::spawn(run_pipelined(
+                s,
+                consumer,
+                producer,
+                settings,
+                max_in_flight,
+                shutdown,
+            ))
         }
         StageName::Filter => {
             let s = FilterStage::new(rules()?, output);
@@ -298,11 +305,17 @@ pub fn spawn_stage(
                 pipeline.fetch.clone(),
                 rules()?.image(),
                 pipeline.retry.clone(),
-                concurrency,
                 output,
             )
             .keyed_by_content(pipeline.stages.contains(&StageName::Dedup));
-            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+            tokio::spawn(run_pipelined(
+                s,
+                consumer,
+                producer,
+                settings,
+                max_in_flight,
+                shutdown,
+            ))
         }
         StageName::Score => {
             let s = ScoreStage::from_config(&pipeline.score, output)
@@ -504,7 +517,7 @@ pub async fn run_all(pipeline: &Pipeline, options: RunOptions) -> Result<Funnel,
     let started = Instant::now();
     let site_url = match &pipeline.sample_site {
         Some(site) => {
-            let addr = crate::serve::serve_dir(site.dir.clone(), site.listen)
+            let addr = crate::web::serve::serve_dir(site.dir.clone(), site.listen)
                 .await
                 .map_err(|source| AppError::Serve {
                     what: "the sample site",
@@ -630,7 +643,7 @@ pub async fn run_one(pipeline: &Pipeline, stage: StageName) -> Result<(), AppErr
 
 async fn start_metrics(pipeline: &Pipeline) -> Result<(), AppError> {
     if let Some(listen) = pipeline.metrics.listen {
-        let addr = crate::serve::serve_metrics(listen)
+        let addr = crate::web::serve::serve_metrics(listen)
             .await
             .map_err(|source| AppError::Serve {
                 what: "metrics",

@@ -277,6 +277,12 @@ pub struct RuntimeConfig {
     /// How long a stage waits for input before checking its timers.
     #[serde(default = "default_poll_timeout", with = "humantime_serde")]
     pub poll_timeout: Duration,
+    /// Most records a member of a stage that waits on the network (crawl, fetch) holds at once:
+    /// queued for their host's politeness, downloading, or being processed. More lets more hosts be
+    /// ready when a connection frees; each costs its record (and, while an image waits for a core,
+    /// its download) in memory. When this many are held, the member stops polling.
+    #[serde(default = "default_max_in_flight")]
+    pub max_in_flight: usize,
     /// Time allowed to finish in-flight work after SIGINT/SIGTERM, for all stages together.
     #[serde(default = "default_drain_timeout", with = "humantime_serde")]
     pub drain_timeout: Duration,
@@ -287,6 +293,7 @@ impl Default for RuntimeConfig {
         Self {
             batch_size: default_batch_size(),
             poll_timeout: default_poll_timeout(),
+            max_in_flight: default_max_in_flight(),
             drain_timeout: default_drain_timeout(),
         }
     }
@@ -294,6 +301,9 @@ impl Default for RuntimeConfig {
 
 fn default_batch_size() -> usize {
     64
+}
+fn default_max_in_flight() -> usize {
+    512
 }
 fn default_poll_timeout() -> Duration {
     Duration::from_millis(200)
@@ -1088,6 +1098,11 @@ impl Pipeline {
         check(
             self.runtime.batch_size >= 1,
             "runtime.batch_size",
+            "must be at least 1",
+        );
+        check(
+            self.runtime.max_in_flight >= 1,
+            "runtime.max_in_flight",
             "must be at least 1",
         );
         check(

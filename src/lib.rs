@@ -12,23 +12,18 @@
 #![warn(missing_docs)]
 
 pub mod app;
+pub mod bounded;
 pub mod bus;
 pub mod config;
-pub mod dedup;
 pub mod filter;
-pub mod html;
-pub mod http;
 pub mod imaging;
 pub mod metrics;
 pub mod reason;
 pub mod record;
-pub mod robots;
 pub mod score;
-pub mod serve;
 pub mod sources;
 pub mod stage;
 pub mod stages;
 mod sync;
-pub mod warc;
 pub mod web;
 pub mod writer;

@@ -293,7 +293,7 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
             let Some(site) = &pipeline.sample_site else {
                 bail!("the pipeline has no [sample_site] table");
             };
-            let addr: SocketAddr = altflow::serve::serve_dir(site.dir.clone(), site.listen)
+            let addr: SocketAddr = altflow::web::serve::serve_dir(site.dir.clone(), site.listen)
                 .await
                 .with_context(|| format!("serving {} on {}", site.dir.display(), site.listen))?;
             eprintln!(
@@ -312,9 +312,12 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
             (Some(html), Some(base_url), _) => {
                 let bytes =
                     std::fs::read(&html).with_context(|| format!("reading {}", html.display()))?;
-                let page = altflow::html::extract(&bytes, &base_url);
+                let page = altflow::web::html::extract(&bytes, &base_url);
                 for image in &page.images {
-                    print_candidate(&altflow::html::candidate(image, &page, &base_url, 1), None);
+                    print_candidate(
+                        &altflow::web::html::candidate(image, &page, &base_url, 1),
+                        None,
+                    );
                 }
             }
             (_, _, Some(warc)) => extract_warc(&warc, counts)?,
@@ -423,7 +426,7 @@ fn print_candidate(c: &altflow::record::Candidate, warc_record: Option<u64>) {
 
 /// Candidates (or record counts) of every HTML response and WAT metadata record of a WARC file.
 fn extract_warc(path: &std::path::Path, counts_only: bool) -> anyhow::Result<()> {
-    let reader = altflow::warc::open(path, altflow::sources::archive::MAX_RECORD_BYTES)
+    let reader = altflow::web::warc::open(path, altflow::sources::archive::MAX_RECORD_BYTES)
         .with_context(|| format!("opening {}", path.display()))?;
     let mut counts: std::collections::BTreeMap<String, u64> = Default::default();
     let mut total = 0u64;
@@ -563,7 +566,7 @@ async fn score_stdin(
         );
     }
     let scorer = Scorer::from_config(&config)?;
-    let web = altflow::web::Web::new(&http)?;
+    let web = altflow::web::Web::new(&http, "score")?;
     let runtime = tokio::runtime::Handle::current();
     let image = |value: &serde_json::Value| -> Result<Option<image::RgbImage>, String> {
         let bytes = if let Some(path) = value.get("image_path").and_then(|v| v.as_str()) {

@@ -9,8 +9,8 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use prometheus::{
-    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGaugeVec, Opts,
-    Registry, TextEncoder,
+    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
+    IntGaugeVec, Opts, Registry, TextEncoder,
 };
 
 struct Metrics {
@@ -22,6 +22,11 @@ struct Metrics {
     errors: IntCounterVec,
     processing: HistogramVec,
     lag: IntGaugeVec,
+    record_wait: HistogramVec,
+    in_flight_records: IntGaugeVec,
+    http_in_flight: IntGaugeVec,
+    http_queued: IntGaugeVec,
+    http_hosts_queued: IntGaugeVec,
     shards: IntCounter,
     shard_bytes: IntCounter,
 }
@@ -81,6 +86,42 @@ fn metrics() -> &'static Metrics {
         registry
             .register(Box::new(lag.clone()))
             .expect("unique metric");
+        let gauge = |name: &str, help: &str| {
+            let g = IntGaugeVec::new(Opts::new(name, help), &["stage"]).expect("valid metric");
+            registry
+                .register(Box::new(g.clone()))
+                .expect("unique metric");
+            g
+        };
+        let record_wait = HistogramVec::new(
+            HistogramOpts::new(
+                "record_wait_seconds",
+                "Time from a record's poll to its outputs' acknowledgement, in stages that keep \
+                 records in flight across polls (queueing, politeness and the work itself).",
+            )
+            .buckets(prometheus::exponential_buckets(0.001, 2.0, 18).expect("valid buckets")),
+            &["stage"],
+        )
+        .expect("valid metric");
+        registry
+            .register(Box::new(record_wait.clone()))
+            .expect("unique metric");
+        let in_flight_records = gauge(
+            "records_in_flight",
+            "Records a stage member has taken from its input and not yet finished.",
+        );
+        let http_in_flight = gauge(
+            "http_requests_in_flight",
+            "HTTP requests of a stage member on the wire now.",
+        );
+        let http_queued = gauge(
+            "http_requests_queued",
+            "HTTP requests of a stage member waiting for their host's politeness or a connection.",
+        );
+        let http_hosts_queued = gauge(
+            "http_hosts_queued",
+            "Hosts with at least one request of a stage member waiting for them.",
+        );
         let plain = |name: &str, help: &str| {
             let c = IntCounter::new(name, help).expect("valid metric");
             registry
@@ -102,6 +143,11 @@ fn metrics() -> &'static Metrics {
             errors,
             processing,
             lag,
+            record_wait,
+            in_flight_records,
+            http_in_flight,
+            http_queued,
+            http_hosts_queued,
             shards,
             shard_bytes,
         }
@@ -178,10 +224,61 @@ impl StageMetrics {
 }
 
 impl StageMetrics {
+    /// One record finished `waited` after it was polled.
+    pub fn record_wait(&self, waited: Duration) {
+        metrics()
+            .record_wait
+            .with_label_values(&[self.stage])
+            .observe(waited.as_secs_f64());
+    }
+
+    /// The number of records in flight changed by `delta`.
+    pub fn records_in_flight(&self, delta: i64) {
+        metrics()
+            .in_flight_records
+            .with_label_values(&[self.stage])
+            .add(delta);
+    }
+
     /// One shard of `bytes` written.
     pub fn shard_written(&self, bytes: u64) {
         metrics().shards.inc();
         metrics().shard_bytes.inc_by(bytes);
+    }
+}
+
+/// The HTTP gauges of one stage's politeness queues.
+#[derive(Clone)]
+pub struct WebMetrics {
+    in_flight: IntGauge,
+    queued: IntGauge,
+    hosts_queued: IntGauge,
+}
+
+impl WebMetrics {
+    /// The handle for `stage`.
+    pub fn new(stage: &'static str) -> Self {
+        let m = metrics();
+        Self {
+            in_flight: m.http_in_flight.with_label_values(&[stage]),
+            queued: m.http_queued.with_label_values(&[stage]),
+            hosts_queued: m.http_hosts_queued.with_label_values(&[stage]),
+        }
+    }
+
+    /// Requests on the wire changed by `delta`.
+    pub fn in_flight(&self, delta: i64) {
+        self.in_flight.add(delta);
+    }
+
+    /// Requests waiting changed by `delta`.
+    pub fn queued(&self, delta: i64) {
+        self.queued.add(delta);
+    }
+
+    /// Hosts with waiting requests changed by `delta`.
+    pub fn hosts_queued(&self, delta: i64) {
+        self.hosts_queued.add(delta);
     }
 }
 

@@ -12,7 +12,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Samples the bundled site yields under pipelines/local.toml (CC12M's rules, see
@@ -47,30 +47,11 @@ fn local_pipeline(dir: &Path, site_port: u16) -> PathBuf {
     path
 }
 
-/// Runs scripts/check_shards.py on `out`: the keys when every shard is well formed, else the error.
-fn check_shards(out: &Path) -> Result<BTreeSet<String>, String> {
-    let output = Command::new("python3")
-        .arg(common::root().join("scripts/check_shards.py"))
-        .arg(out)
-        .output()
-        .expect("python3 must be installed (scripts/test.sh installs pyarrow)");
-    if !output.status.success() {
-        return Err(String::from_utf8_lossy(&output.stdout).into_owned()
-            + &String::from_utf8_lossy(&output.stderr));
-    }
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    Ok(report["keys"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|k| k.as_str().unwrap().to_string())
-        .collect())
-}
-
 fn run_embedded(dir: &Path, site_port: u16) -> (String, BTreeSet<String>) {
     let pipeline = local_pipeline(dir, site_port);
     let funnel = common::stdout_of(altflow().arg("run").arg(&pipeline).current_dir(dir));
-    let keys = check_shards(&dir.join("out")).unwrap_or_else(|e| panic!("shards unreadable: {e}"));
+    let keys =
+        common::check_shards(&dir.join("out")).unwrap_or_else(|e| panic!("shards unreadable: {e}"));
     (String::from_utf8_lossy(&funnel).into_owned(), keys)
 }
 
@@ -208,7 +189,7 @@ fn scored_pipeline_writes_scores_into_shards_and_index() {
         altflow().arg("run").arg(&pipeline).current_dir(dir.path()),
     ))
     .into_owned();
-    let keys = check_shards(&dir.path().join("out")).unwrap_or_else(|e| panic!("{e}"));
+    let keys = common::check_shards(&dir.path().join("out")).unwrap_or_else(|e| panic!("{e}"));
     // The score stage saw every fetched pair and kept about 70 % of them by CLIP similarity.
     let row = common::funnel_row(&funnel, "score");
     let (seen, kept): (usize, usize) = (row[1].parse().unwrap(), row[2].parse().unwrap());
@@ -295,56 +276,6 @@ fn validate_names_the_bad_key_and_file() {
     );
 }
 
-/// A child process that is killed if the test panics.
-struct Proc {
-    name: &'static str,
-    child: Child,
-}
-
-impl Proc {
-    fn spawn(name: &'static str, dir: &Path, args: &[&str]) -> Self {
-        let log = std::fs::File::create(dir.join(format!("{name}.log"))).unwrap();
-        let child = altflow()
-            .args(args)
-            .current_dir(dir)
-            .env("RUST_LOG", "info,rdkafka=warn")
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .unwrap();
-        Self { name, child }
-    }
-
-    /// SIGTERM, then the exit status (within `limit`).
-    fn terminate(&mut self, limit: Duration) -> std::process::ExitStatus {
-        let status = Command::new("kill")
-            .arg("-TERM")
-            .arg(self.child.id().to_string())
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let deadline = Instant::now() + limit;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{} did not stop after SIGTERM",
-                self.name
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn kafka_pipeline(dir: &Path, brokers: &str, site_port: u16) -> PathBuf {
     let text = std::fs::read_to_string(common::root().join("pipelines/kafka.toml")).unwrap();
     let site = common::root().join("examples/site");
@@ -383,14 +314,6 @@ fn kafka_pipeline(dir: &Path, brokers: &str, site_port: u16) -> PathBuf {
     path
 }
 
-fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + limit;
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
 fn logs(dir: &Path) -> String {
     let mut all = String::new();
     for name in ["crawl", "filter", "fetch", "dedup", "write", "write-again"] {
@@ -423,19 +346,19 @@ fn stage_processes_on_kafka_match_the_embedded_run_across_a_writer_kill() {
     let pipeline = pipeline.to_str().unwrap();
     let out = dir.join("out");
 
-    let _site = Proc::spawn("site", dir, &["serve-site", "--pipeline", pipeline]);
-    wait_for("the sample site", Duration::from_secs(20), || {
+    let _site = common::Proc::spawn("site", dir, &["serve-site", "--pipeline", pipeline]);
+    common::wait_for("the sample site", Duration::from_secs(20), || {
         TcpStream::connect(("127.0.0.1", site_port)).is_ok()
     });
     common::stdout_of(altflow().args(["topics", "create", "--pipeline", pipeline]));
 
     let mut stages = [
-        Proc::spawn("crawl", dir, &["stage", "crawl", "--pipeline", pipeline]),
-        Proc::spawn("filter", dir, &["stage", "filter", "--pipeline", pipeline]),
-        Proc::spawn("fetch", dir, &["stage", "fetch", "--pipeline", pipeline]),
-        Proc::spawn("dedup", dir, &["stage", "dedup", "--pipeline", pipeline]),
+        common::Proc::spawn("crawl", dir, &["stage", "crawl", "--pipeline", pipeline]),
+        common::Proc::spawn("filter", dir, &["stage", "filter", "--pipeline", pipeline]),
+        common::Proc::spawn("fetch", dir, &["stage", "fetch", "--pipeline", pipeline]),
+        common::Proc::spawn("dedup", dir, &["stage", "dedup", "--pipeline", pipeline]),
     ];
-    let mut writer = Proc::spawn("write", dir, &["stage", "write", "--pipeline", pipeline]);
+    let mut writer = common::Proc::spawn("write", dir, &["stage", "write", "--pipeline", pipeline]);
     common::stdout_of(altflow().args(["seed", "--pipeline", pipeline]));
 
     // Kill the writer as soon as it has written its first shard.
@@ -465,7 +388,7 @@ fn stage_processes_on_kafka_match_the_embedded_run_across_a_writer_kill() {
     writer.child.kill().unwrap(); // SIGKILL
     writer.child.wait().unwrap();
     let written_before_kill = tars(&out);
-    let mut writer = Proc::spawn(
+    let mut writer = common::Proc::spawn(
         "write-again",
         dir,
         &["stage", "write", "--pipeline", pipeline],
@@ -480,7 +403,7 @@ fn stage_processes_on_kafka_match_the_embedded_run_across_a_writer_kill() {
             logs(dir)
         );
         std::thread::sleep(Duration::from_millis(500));
-        last = check_shards(&out);
+        last = common::check_shards(&out);
     }
 
     // Every stage drains and exits 0 on SIGTERM.
@@ -494,7 +417,7 @@ fn stage_processes_on_kafka_match_the_embedded_run_across_a_writer_kill() {
         );
     }
     // And after the drain the output is still exactly the reference: nothing lost, nothing twice.
-    assert_eq!(check_shards(&out).unwrap(), reference);
+    assert_eq!(common::check_shards(&out).unwrap(), reference);
     let replayed = std::fs::read_to_string(dir.join("write-again.log"))
         .unwrap()
         .matches("deleting uncommitted shard")
@@ -518,11 +441,11 @@ fn follow_mode_keeps_streaming_and_stops_cleanly_on_sigterm() {
         .stderr(std::fs::File::create(dir.path().join("run.log")).unwrap())
         .spawn()
         .unwrap();
-    let mut run = Proc { name: "run", child };
+    let mut run = common::Proc { name: "run", child };
     // Shards appear through the idle flush (write.flush_after) while the run keeps going.
     let out = dir.path().join("out");
-    wait_for("all samples in shards", Duration::from_secs(60), || {
-        check_shards(&out).is_ok_and(|keys| keys.len() == SITE_SAMPLES)
+    common::wait_for("all samples in shards", Duration::from_secs(60), || {
+        common::check_shards(&out).is_ok_and(|keys| keys.len() == SITE_SAMPLES)
     });
     assert!(
         run.child.try_wait().unwrap().is_none(),

@@ -76,10 +76,10 @@ fn html_extraction_survives_garbage() {
     ))
     .unwrap();
     let base = Url::parse("http://127.0.0.1:1/index.html").unwrap();
-    assert!(!altflow::html::extract(&page, &base).images.is_empty());
+    assert!(!altflow::web::html::extract(&page, &base).images.is_empty());
     for _ in 0..ROUNDS {
         let input = mutate(&mut rng, &page);
-        let found = altflow::html::extract(&input, &base);
+        let found = altflow::web::html::extract(&input, &base);
         assert!(found.images.iter().all(|i| !i.alt.is_empty()));
     }
 }

@@ -143,7 +143,7 @@ async fn malformed_input_goes_to_dead_letter_and_the_stage_goes_on() {
     assert_eq!(totals.rejected.get("too_few_words"), Some(&1));
     assert_eq!(totals.rejected.get("malformed"), Some(&1));
 
-    let addr = altflow::serve::serve_metrics("127.0.0.1:0".parse().unwrap())
+    let addr = altflow::web::serve::serve_metrics("127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();
     let body = reqwest::get(format!("http://{addr}/metrics"))

@@ -125,12 +125,16 @@ fn warc_reader_agrees_with_warcio_on_real_captures() {
 
         // HTML payloads, de-chunked and decompressed, byte for byte.
         let mut bodies = BTreeMap::new();
-        for (index, record) in altflow::warc::open(file, 64 << 20).unwrap().enumerate() {
+        for (index, record) in altflow::web::warc::open(file, 64 << 20)
+            .unwrap()
+            .enumerate()
+        {
             let record = record.unwrap();
             if record.kind() != "response" {
                 continue;
             }
-            let Some(response) = altflow::warc::parse_http_response(&record.block, 64 << 20) else {
+            let Some(response) = altflow::web::warc::parse_http_response(&record.block, 64 << 20)
+            else {
                 continue;
             };
             if response

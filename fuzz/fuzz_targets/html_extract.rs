@@ -6,9 +6,9 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let page_url = url::Url::parse("https://example.com/a/page.html").unwrap();
-    let page = altflow::html::extract(data, &page_url);
+    let page = altflow::web::html::extract(data, &page_url);
     for image in &page.images {
-        let candidate = altflow::html::candidate(image, &page, &page_url, 1);
+        let candidate = altflow::web::html::candidate(image, &page, &page_url, 1);
         assert!(
             candidate.image_url.starts_with("http://") || candidate.image_url.starts_with("https://"),
             "{}",

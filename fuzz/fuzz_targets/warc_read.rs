@@ -5,14 +5,14 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(reader) = altflow::warc::reader(std::io::Cursor::new(data.to_vec()), 1 << 20) else {
+    let Ok(reader) = altflow::web::warc::reader(std::io::Cursor::new(data.to_vec()), 1 << 20) else {
         return;
     };
     // Each record consumes input, so the count is bounded by the input's length.
     for (count, record) in reader.enumerate() {
         assert!(count <= data.len() + 1, "the reader is not advancing");
         let Ok(record) = record else { continue };
-        let _ = altflow::warc::parse_http_response(&record.block, 1 << 20);
-        let _ = altflow::warc::wat_images(&record.block);
+        let _ = altflow::web::warc::parse_http_response(&record.block, 1 << 20);
+        let _ = altflow::web::warc::wat_images(&record.block);
     }
 });

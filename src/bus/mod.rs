@@ -112,6 +112,9 @@ pub trait Producer: Send + Sync {
 #[async_trait]
 pub trait Consumer: Send {
     /// Waits up to `timeout` for messages and returns at most `max` of them (possibly none).
+    ///
+    /// Cancel-safe: a poll dropped before it returns has taken no message (the pipelined runner
+    /// races it against finished work).
     async fn poll(&mut self, max: usize, timeout: Duration) -> Result<Vec<Message>>;
     /// Marks every message of `topic`/`partition` before `next_offset` as done. Stored offsets are
     /// committed later (timer, revocation, close). Storing for a partition this member no longer owns

@@ -148,6 +148,12 @@ pub enum ScoreError {
     },
 }
 
+impl From<ScoreError> for crate::stage::StageError {
+    fn from(error: ScoreError) -> Self {
+        crate::stage::StageError::failed(error)
+    }
+}
+
 /// What one pair gives the scorer.
 #[derive(Clone, Copy, Debug)]
 pub struct Item<'a> {

@@ -4,13 +4,13 @@
 
 use std::hash::BuildHasher;
 
+use crate::bounded::BoundedCounter;
 use crate::config::ArchiveConfig;
-use crate::dedup::BoundedCounter;
-use crate::html;
-use crate::http::forbids_ai;
 use crate::record::{Candidate, sample_id};
 use crate::sources::{SourceError, drive, open_input};
-use crate::warc::{WarcReader, WarcRecord, parse_http_response};
+use crate::web::html;
+use crate::web::http::forbids_ai;
+use crate::web::warc::{WarcReader, WarcRecord, parse_http_response};
 
 /// Largest record block kept; a longer record (a video, a huge page) is cut here and its HTML
 /// extracted from the part kept.
@@ -71,7 +71,7 @@ impl ArchiveCandidates {
                     })
                     .collect()
             }
-            "metadata" => crate::warc::wat_images(&record.block)
+            "metadata" => crate::web::warc::wat_images(&record.block)
                 .into_iter()
                 .filter_map(|image| {
                     let page =
@@ -118,9 +118,11 @@ where
     let input = open_input(&location, &config.store_options).await?;
     let read = move |sink: &mut crate::sources::Sink| {
         let reader: WarcReader<_> =
-            crate::warc::reader(input, MAX_RECORD_BYTES).map_err(|source| SourceError::Io {
-                location: location.clone(),
-                source,
+            crate::web::warc::reader(input, MAX_RECORD_BYTES).map_err(|source| {
+                SourceError::Io {
+                    location: location.clone(),
+                    source,
+                }
             })?;
         let mut candidates = ArchiveCandidates::new(agent);
         for (index, record) in reader.enumerate() {

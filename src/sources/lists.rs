@@ -12,7 +12,7 @@ use crate::sources::{Sink, SourceError, drive};
 /// A candidate for one list row; rows without a URL or caption give none.
 fn candidate(url: &str, caption: &str, source: &Path) -> Option<Candidate> {
     let url = url.trim();
-    let caption = crate::html::collapse(caption);
+    let caption = crate::web::html::collapse(caption);
     if url.is_empty() || caption.is_empty() {
         return None;
     }

@@ -1,11 +1,14 @@
 //! The stage trait and what a stage writes its results into.
 //!
-//! A stage is a plain object that turns a batch of decoded input records into output records and
-//! rejections. It does not know which bus it runs on, how offsets are committed or how it is
-//! stopped: the [`runner`] does poll → decode → process → produce → store offsets for every stage.
+//! A stage is a plain object that turns decoded input records into output records and rejections.
+//! It does not know which bus it runs on, how offsets are committed or how it is stopped. Two
+//! runners do poll → decode → process → produce → store offsets: [`runner`] for a [`Stage`], which
+//! takes a batch at a time (CPU work, windows, shards), and [`pipelined`] for a [`Pipelined`] stage,
+//! whose records wait on the network and finish out of order.
 
 pub mod cpu;
 pub mod held;
+pub mod pipelined;
 pub mod runner;
 
 use std::sync::Arc;
@@ -25,29 +28,19 @@ pub enum StageError {
     /// The bus failed.
     #[error("bus: {0}")]
     Bus(#[from] crate::bus::BusError),
-    /// The object store failed.
-    #[error("{0}")]
-    Store(#[from] crate::writer::store::StoreError),
-    /// Writing a shard failed.
-    #[error("writer: {0}")]
-    Writer(#[from] crate::writer::WriterError),
-    /// The filter's rules do not resolve (a pipeline built without validation).
-    #[error("filter rules: {0}")]
-    Rules(String),
-    /// An HTTP client could not be built.
-    #[error("http client: {0}")]
-    Http(#[from] crate::http::HttpError),
-    /// A test-set hash file could not be loaded.
-    #[error("{0}")]
-    TestSet(#[from] crate::stages::dedup::TestSetError),
-    /// The scorer's models or data could not be loaded, or a model failed on a batch.
-    #[error("{0}")]
-    Score(String),
+    /// The stage's own work failed: its store, a shard, a model, a file it needs. The modules that
+    /// define such errors convert them (`?` works), so this one names none of them.
+    #[error(transparent)]
+    Failed(Box<dyn std::error::Error + Send + Sync>),
+    /// The work of a record panicked (a bug: the record is replayed by the next run).
+    #[error("a record's work panicked: {0}")]
+    Panicked(String),
 }
 
-impl From<crate::score::ScoreError> for StageError {
-    fn from(e: crate::score::ScoreError) -> Self {
-        StageError::Score(e.to_string())
+impl StageError {
+    /// A failure of the stage's own work.
+    pub fn failed(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        StageError::Failed(error.into())
     }
 }
 
@@ -104,6 +97,31 @@ pub trait Stage: Send {
     async fn finish(&mut self, _out: &mut Emitter) -> Result<(), StageError> {
         Ok(())
     }
+}
+
+/// The work of one record in a [`Pipelined`] stage, run on its own task.
+pub type Work<T> = futures::future::BoxFuture<'static, T>;
+
+/// A stage whose records wait on I/O (the network), run by [`pipelined::run_pipelined`]: up to
+/// `runtime.max_in_flight` records of a member are in flight at once, across polls, and each
+/// finishes as soon as its work is done, out of order.
+///
+/// [`Pipelined::admit`] sees each record as it arrives, with the stage's state (cheap checks, which
+/// may emit at once); the [`Work`] it returns runs on its own task, holding no state of the stage;
+/// [`Pipelined::complete`] takes the work's result back with the stage's state. Which offsets may be
+/// committed is the runner's business.
+pub trait Pipelined: Send + 'static {
+    /// The record type the stage reads.
+    type Input: Record;
+    /// What a record's work hands back.
+    type Done: Send + 'static;
+
+    /// Takes one record: returns its work, or `None` when the record is dealt with already (what it
+    /// gives, if anything, written into `out`).
+    fn admit(&mut self, input: Input<Self::Input>, out: &mut Emitter) -> Option<Work<Self::Done>>;
+
+    /// Finishes a record whose work is done, writing its outputs into `out`.
+    fn complete(&mut self, done: Self::Done, out: &mut Emitter) -> Result<(), StageError>;
 }
 
 /// Where a failed record came from and what it is about.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::{Emitter, Input, Stage, StageError};
-use crate::bus::{Consumer, Producer};
+use crate::bus::{Consumer, Message, Producer};
 use crate::metrics::StageMetrics;
 use crate::record::{DeadLetter, Record};
 
@@ -31,7 +31,7 @@ pub struct RunnerSettings {
     pub retry_topic: Arc<str>,
     /// Topic undecodable messages go to.
     pub dead_letter_topic: Arc<str>,
-    /// Most records per batch.
+    /// Most records per batch (per poll, for a pipelined stage).
     pub batch_size: usize,
     /// Longest wait for input before ticking.
     pub poll_timeout: Duration,
@@ -107,26 +107,7 @@ pub async fn run_stage<S: Stage>(
                         offset: message.offset,
                     }),
                     Err(error) => {
-                        tracing::warn!(
-                            stage = settings.stage,
-                            topic = %message.topic,
-                            partition = message.partition,
-                            offset = message.offset,
-                            %error,
-                            "undecodable {} sent to the dead-letter topic",
-                            S::Input::KIND
-                        );
-                        metrics.rejected("malformed");
-                        metrics.error("decode");
-                        let letter = DeadLetter {
-                            stage: settings.stage.to_string(),
-                            error: format!("not a {}: {error}", S::Input::KIND),
-                            topic: message.topic.to_string(),
-                            partition: message.partition,
-                            offset: message.offset,
-                            payload: message.payload.to_vec(),
-                        };
-                        out.emit_side(&settings.dead_letter_topic, "", &letter);
+                        dead_letter::<S::Input>(&mut out, &settings, &metrics, &message, &error)
                     }
                 }
             }
@@ -163,8 +144,38 @@ pub async fn run_stage<S: Stage>(
     Ok(())
 }
 
+/// Sends an undecodable message to the dead-letter topic, whole, with what was wrong and where.
+pub(super) fn dead_letter<R: Record>(
+    out: &mut Emitter,
+    settings: &RunnerSettings,
+    metrics: &StageMetrics,
+    message: &Message,
+    error: &impl std::fmt::Display,
+) {
+    tracing::warn!(
+        stage = settings.stage,
+        topic = %message.topic,
+        partition = message.partition,
+        offset = message.offset,
+        %error,
+        "undecodable {} sent to the dead-letter topic",
+        R::KIND
+    );
+    metrics.rejected("malformed");
+    metrics.error("decode");
+    let letter = DeadLetter {
+        stage: settings.stage.to_string(),
+        error: format!("not a {}: {error}", R::KIND),
+        topic: message.topic.to_string(),
+        partition: message.partition,
+        offset: message.offset,
+        payload: message.payload.to_vec(),
+    };
+    out.emit_side(&settings.dead_letter_topic, "", &letter);
+}
+
 /// Sends what the stage emitted and waits for every acknowledgement.
-async fn produce(
+pub(super) async fn produce(
     out: &mut Emitter,
     producer: &dyn Producer,
     metrics: &StageMetrics,

@@ -6,18 +6,17 @@
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
-use futures::StreamExt;
 use url::Url;
 
+use crate::bounded::{BoundedCounter, SeenFilter};
 use crate::config::{CrawlConfig, RetryConfig};
-use crate::dedup::{BoundedCounter, SeenFilter};
-use crate::html;
 use crate::reason::Reason;
 use crate::record::CrawlRequest;
-use crate::stage::{Emitter, Failed, Input, Stage, StageError};
+use crate::stage::{Emitter, Failed, Input, Pipelined, StageError, Work};
 use crate::stages::{host_key, retry_or_reject};
 use crate::web::Web;
+use crate::web::html;
+use crate::web::http::FetchError;
 
 /// Image URLs whose page count is kept (per stage member), to spot site-wide decoration.
 const SITE_IMAGES_KEPT: usize = 200_000;
@@ -42,7 +41,6 @@ pub fn in_scope(link: &Url, page: &Url, allowed_domains: &[String]) -> bool {
 pub struct CrawlStage {
     web: Arc<Web>,
     config: CrawlConfig,
-    concurrency: usize,
     candidates: Arc<str>,
     frontier: Arc<str>,
     seen: SeenFilter,
@@ -62,7 +60,6 @@ impl CrawlStage {
         web: Arc<Web>,
         config: CrawlConfig,
         retry: RetryConfig,
-        concurrency: usize,
         candidates: Arc<str>,
         frontier: Arc<str>,
     ) -> Self {
@@ -78,7 +75,6 @@ impl CrawlStage {
             retry,
             web,
             config,
-            concurrency,
             candidates,
             frontier,
             seen,
@@ -87,122 +83,142 @@ impl CrawlStage {
     }
 }
 
-#[async_trait]
-impl Stage for CrawlStage {
-    type Input = CrawlRequest;
+/// A page request whose download (and extraction) is over.
+pub struct Visited {
+    topic: Arc<str>,
+    request: CrawlRequest,
+    result: Result<Visit, FetchError>,
+}
 
-    async fn process(
-        &mut self,
-        batch: Vec<Input<CrawlRequest>>,
-        out: &mut Emitter,
-    ) -> Result<(), StageError> {
-        // A retried request was seen on its first try: let it through.
-        let mut requests: Vec<(Arc<str>, CrawlRequest)> = Vec::new();
-        for input in batch {
-            if !self.seen.insert(&input.record.url) && input.record.attempt == 0 {
-                continue;
-            }
-            let host = host_key(&input.record.url);
-            if input.record.attempt == 0
-                && self.pages_per_host.increment(host.clone()) > self.config.max_pages_per_host
-            {
-                out.reject(
-                    Reason::OutOfScope,
-                    "",
-                    &input.record.url,
-                    format!(
-                        "more than {} pages of {host}",
-                        self.config.max_pages_per_host
-                    ),
-                );
-                continue;
-            }
-            requests.push((input.topic, input.record));
+/// What a downloaded page gave.
+enum Visit {
+    /// An HTML page, extracted.
+    Page { url: Url, page: html::Page },
+    /// Something else (a PDF, an image): its URL and Content-Type.
+    NotHtml { url: Url, content_type: String },
+}
+
+/// Downloads a page politely and extracts it (on the task, off the stage's state).
+async fn visit(web: Arc<Web>, max_bytes: usize, topic: Arc<str>, request: CrawlRequest) -> Visited {
+    let result = web.get(&request.url, max_bytes).await.map(|fetched| {
+        // A link to a PDF or an image is not a page; a missing Content-Type gets the benefit of
+        // the doubt.
+        match fetched.content_type {
+            Some(kind) if !kind.to_ascii_lowercase().contains("html") => Visit::NotHtml {
+                url: fetched.final_url,
+                content_type: kind,
+            },
+            _ => Visit::Page {
+                page: html::extract(&fetched.body, &fetched.final_url),
+                url: fetched.final_url,
+            },
         }
-        let web = &self.web;
-        let max_bytes = self.config.max_page_bytes;
-        let mut pages = futures::stream::iter(requests)
-            .map(|(topic, request)| async move {
-                let result = web.get(&request.url, max_bytes).await;
-                (topic, request, result)
-            })
-            .buffered(self.concurrency);
-        while let Some((topic, request, result)) = pages.next().await {
-            let fetched = match result {
-                Ok(fetched) => fetched,
-                Err(error) => {
-                    let key = host_key(&request.url);
-                    let origin = Failed {
-                        topic: &topic,
-                        key: &key,
-                        id: "",
-                        url: &request.url,
-                    };
-                    retry_or_reject(
-                        out,
-                        &self.retry,
-                        error,
-                        origin,
-                        request.attempt,
-                        |attempt| CrawlRequest {
-                            attempt,
-                            ..request.clone()
-                        },
-                    );
-                    continue;
-                }
-            };
-            // A link to a PDF or an image is not a page; a missing Content-Type gets the benefit of
-            // the doubt.
-            if let Some(kind) = &fetched.content_type
-                && !kind.to_ascii_lowercase().contains("html")
-            {
-                out.reject(
-                    Reason::NotHtml,
-                    "",
-                    fetched.final_url.as_str(),
-                    kind.clone(),
-                );
-                continue;
+    });
+    Visited {
+        topic,
+        request,
+        result,
+    }
+}
+
+impl Pipelined for CrawlStage {
+    type Input = CrawlRequest;
+    type Done = Visited;
+
+    fn admit(&mut self, input: Input<CrawlRequest>, out: &mut Emitter) -> Option<Work<Visited>> {
+        // A retried request was seen on its first try: let it through.
+        if !self.seen.insert(&input.record.url) && input.record.attempt == 0 {
+            return None;
+        }
+        let host = host_key(&input.record.url);
+        if input.record.attempt == 0
+            && self.pages_per_host.increment(host.clone()) > self.config.max_pages_per_host
+        {
+            out.reject(
+                Reason::OutOfScope,
+                "",
+                &input.record.url,
+                format!(
+                    "more than {} pages of {host}",
+                    self.config.max_pages_per_host
+                ),
+            );
+            return None;
+        }
+        let (web, max_bytes) = (self.web.clone(), self.config.max_page_bytes);
+        Some(Box::pin(visit(web, max_bytes, input.topic, input.record)))
+    }
+
+    fn complete(&mut self, done: Visited, out: &mut Emitter) -> Result<(), StageError> {
+        let Visited {
+            topic,
+            request,
+            result,
+        } = done;
+        let (final_url, page) = match result {
+            Ok(Visit::Page { url, page }) => (url, page),
+            Ok(Visit::NotHtml { url, content_type }) => {
+                out.reject(Reason::NotHtml, "", url.as_str(), content_type);
+                return Ok(());
             }
-            let page = html::extract(&fetched.body, &fetched.final_url);
-            // A page that opts out of AI use gives no candidates; its links may still be followed.
-            let opted_out = self.web.forbids_ai(&page.robots);
-            if opted_out {
-                out.reject(
-                    Reason::NoAi,
-                    "",
-                    fetched.final_url.as_str(),
-                    format!("<meta name=\"robots\" content=\"{}\">", page.robots),
-                );
-            }
-            for image in page.images.iter().filter(|_| !opted_out) {
-                let key = std::hash::BuildHasher::hash_one(&self.hasher, image.url.as_str());
-                let pages_seen = self.site_images.increment(key);
-                let mut candidate = html::candidate(image, &page, &fetched.final_url, pages_seen);
-                candidate.depth = request.depth;
-                out.emit(&self.candidates, &candidate.id, &candidate);
-            }
-            if request.depth >= self.config.max_depth {
-                continue;
-            }
-            for link in page.links {
-                if !in_scope(&link, &fetched.final_url, &self.config.allowed_domains) {
-                    continue;
-                }
-                let url = link.to_string();
-                // Each link goes to the frontier once, however many pages point to it.
-                if self.seen.contains(&url) || !self.emitted.insert(&url) {
-                    continue;
-                }
-                let next = CrawlRequest {
-                    url,
-                    depth: request.depth + 1,
-                    referrer: fetched.final_url.to_string(),
-                    attempt: 0,
+            Err(error) => {
+                let key = host_key(&request.url);
+                let origin = Failed {
+                    topic: &topic,
+                    key: &key,
+                    id: "",
+                    url: &request.url,
                 };
-                out.emit_side(&self.frontier, &host_key(&next.url), &next);
+                retry_or_reject(
+                    out,
+                    &self.retry,
+                    error,
+                    origin,
+                    request.attempt,
+                    |attempt| CrawlRequest {
+                        attempt,
+                        ..request.clone()
+                    },
+                );
+                return Ok(());
             }
+        };
+        // A page that opts out of AI use gives no candidates; its links may still be followed.
+        let opted_out = self.web.forbids_ai(&page.robots);
+        if opted_out {
+            out.reject(
+                Reason::NoAi,
+                "",
+                final_url.as_str(),
+                format!("<meta name=\"robots\" content=\"{}\">", page.robots),
+            );
+        }
+        for image in page.images.iter().filter(|_| !opted_out) {
+            let key = std::hash::BuildHasher::hash_one(&self.hasher, image.url.as_str());
+            let pages_seen = self.site_images.increment(key);
+            let mut candidate = html::candidate(image, &page, &final_url, pages_seen);
+            candidate.depth = request.depth;
+            out.emit(&self.candidates, &candidate.id, &candidate);
+        }
+        if request.depth >= self.config.max_depth {
+            return Ok(());
+        }
+        for link in page.links {
+            if !in_scope(&link, &final_url, &self.config.allowed_domains) {
+                continue;
+            }
+            let url = link.to_string();
+            // Each link goes to the frontier once, however many pages point to it.
+            if self.seen.contains(&url) || !self.emitted.insert(&url) {
+                continue;
+            }
+            let next = CrawlRequest {
+                url,
+                depth: request.depth + 1,
+                referrer: final_url.to_string(),
+                attempt: 0,
+            };
+            out.emit_side(&self.frontier, &host_key(&next.url), &next);
         }
         Ok(())
     }

@@ -24,8 +24,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
+use crate::bounded::{BoundedSet, NearIndex};
 use crate::config::DedupConfig;
-use crate::dedup::{BoundedSet, NearIndex};
 use crate::filter::sketch::CountMinSketch;
 use crate::reason::Reason;
 use crate::record::Scored;
@@ -55,6 +55,12 @@ pub enum TestSetError {
         /// The line.
         text: String,
     },
+}
+
+impl From<TestSetError> for crate::stage::StageError {
+    fn from(error: TestSetError) -> Self {
+        crate::stage::StageError::failed(error)
+    }
 }
 
 /// Hashes of test-set images: SHA-256 of the files, and perceptual hashes matched within a distance.

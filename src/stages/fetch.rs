@@ -7,20 +7,18 @@
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
-use futures::StreamExt;
 use image::ImageFormat;
 use sha2::{Digest, Sha256};
 
 use crate::config::{FetchConfig, RetryConfig};
 use crate::filter::ImageRules;
-use crate::http::FetchError;
 use crate::imaging;
 use crate::reason::Reason;
 use crate::record::{Candidate, Image, Pair};
-use crate::stage::{Emitter, Failed, Input, Stage, StageError, cpu};
+use crate::stage::{Emitter, Failed, Input, Pipelined, StageError, Work, cpu};
 use crate::stages::{host_key, pair_key, retry_or_reject};
 use crate::web::Web;
+use crate::web::http::FetchError;
 
 /// Why an image was refused, with a detail for humans.
 #[derive(Debug, Clone, PartialEq)]
@@ -117,20 +115,20 @@ pub struct FetchStage {
     web: Arc<Web>,
     config: Arc<FetchConfig>,
     rules: Arc<ImageRules>,
-    concurrency: usize,
     output: Arc<str>,
     retry: RetryConfig,
     by_content: bool,
 }
 
 impl FetchStage {
-    /// A fetcher producing pairs to `output`.
+    /// A fetcher producing pairs to `output`. How many downloads run at once is the web's
+    /// (`http.concurrency`); how many candidates wait for them is the runner's
+    /// (`runtime.max_in_flight`).
     pub fn new(
         web: Arc<Web>,
         config: FetchConfig,
         rules: ImageRules,
         retry: RetryConfig,
-        concurrency: usize,
         output: Arc<str>,
     ) -> Self {
         Self {
@@ -138,7 +136,6 @@ impl FetchStage {
             web,
             config: Arc::new(config),
             rules: Arc::new(rules),
-            concurrency,
             output,
             by_content: false,
         }
@@ -152,69 +149,89 @@ impl FetchStage {
     }
 }
 
-#[async_trait]
-impl Stage for FetchStage {
-    type Input = Candidate;
+/// A candidate whose download and processing are over.
+pub struct Fetched {
+    topic: Arc<str>,
+    candidate: Candidate,
+    result: Result<Image, FetchError>,
+}
 
-    async fn process(
-        &mut self,
-        batch: Vec<Input<Candidate>>,
-        out: &mut Emitter,
-    ) -> Result<(), StageError> {
-        let web = &self.web;
-        let config = &self.config;
-        let rules = &self.rules;
-        let mut results = futures::stream::iter(batch)
-            .map(|input| async move {
-                let candidate = input.record;
-                let result = match web.get(&candidate.image_url, config.max_image_bytes).await {
-                    Err(error) => Err(error),
-                    Ok(fetched) => {
-                        let (config, rules) = (config.clone(), rules.clone());
-                        cpu::run(move || process_image(&fetched.body, &config, &rules))
-                            .await
-                            .unwrap_or_else(|e| {
-                                Err(refuse(
-                                    Reason::DecodeError,
-                                    format!("decoder panicked: {e}"),
-                                ))
-                            })
-                            .map_err(FetchError::from)
-                    }
-                };
-                (input.topic, candidate, result)
+/// Downloads `candidate`'s image politely and turns it into the training image.
+async fn fetch(
+    web: Arc<Web>,
+    config: Arc<FetchConfig>,
+    rules: Arc<ImageRules>,
+    topic: Arc<str>,
+    candidate: Candidate,
+) -> Fetched {
+    let result = match web.get(&candidate.image_url, config.max_image_bytes).await {
+        Err(error) => Err(error),
+        Ok(fetched) => cpu::run(move || process_image(&fetched.body, &config, &rules))
+            .await
+            .unwrap_or_else(|e| {
+                Err(refuse(
+                    Reason::DecodeError,
+                    format!("decoder panicked: {e}"),
+                ))
             })
-            .buffered(self.concurrency);
-        while let Some((topic, candidate, result)) = results.next().await {
-            match result {
-                Ok(image) => {
-                    let key = pair_key(&candidate.id, &image.sha256, self.by_content);
-                    let pair = Pair {
-                        candidate: Some(candidate),
-                        image: Some(image),
-                    };
-                    out.emit(&self.output, &key, &pair);
-                }
-                Err(error) => {
-                    let key = host_key(&candidate.image_url);
-                    let origin = Failed {
-                        topic: &topic,
-                        key: &key,
-                        id: &candidate.id,
-                        url: &candidate.image_url,
-                    };
-                    retry_or_reject(
-                        out,
-                        &self.retry,
-                        error,
-                        origin,
-                        candidate.attempt,
-                        |attempt| Candidate {
-                            attempt,
-                            ..candidate.clone()
-                        },
-                    );
-                }
+            .map_err(FetchError::from),
+    };
+    Fetched {
+        topic,
+        candidate,
+        result,
+    }
+}
+
+impl Pipelined for FetchStage {
+    type Input = Candidate;
+    type Done = Fetched;
+
+    fn admit(&mut self, input: Input<Candidate>, _out: &mut Emitter) -> Option<Work<Fetched>> {
+        let (web, config, rules) = (self.web.clone(), self.config.clone(), self.rules.clone());
+        Some(Box::pin(fetch(
+            web,
+            config,
+            rules,
+            input.topic,
+            input.record,
+        )))
+    }
+
+    fn complete(&mut self, done: Fetched, out: &mut Emitter) -> Result<(), StageError> {
+        let Fetched {
+            topic,
+            candidate,
+            result,
+        } = done;
+        match result {
+            Ok(image) => {
+                let key = pair_key(&candidate.id, &image.sha256, self.by_content);
+                let pair = Pair {
+                    candidate: Some(candidate),
+                    image: Some(image),
+                };
+                out.emit(&self.output, &key, &pair);
+            }
+            Err(error) => {
+                let key = host_key(&candidate.image_url);
+                let origin = Failed {
+                    topic: &topic,
+                    key: &key,
+                    id: &candidate.id,
+                    url: &candidate.image_url,
+                };
+                retry_or_reject(
+                    out,
+                    &self.retry,
+                    error,
+                    origin,
+                    candidate.attempt,
+                    |attempt| Candidate {
+                        attempt,
+                        ..candidate.clone()
+                    },
+                );
             }
         }
         Ok(())

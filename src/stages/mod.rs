@@ -9,9 +9,9 @@ pub mod retry;
 pub mod score;
 
 use crate::config::RetryConfig;
-use crate::http::FetchError;
 use crate::record::Record;
 use crate::stage::{Emitter, Failed};
+use crate::web::http::FetchError;
 
 /// The key of a record whose work is a request to one host (a page on the frontier, an accepted
 /// image candidate): the URL's host, so that one stage member owns a host and its politeness limits

@@ -159,7 +159,7 @@ impl Stage for ScoreStage {
             }
         })
         .await
-        .map_err(StageError::Score)?;
+        .map_err(StageError::failed)?;
         // Every blocking job has returned (or unwound), so the records are this task's again.
         let records = Arc::try_unwrap(records).unwrap_or_else(|shared| (*shared).clone());
 

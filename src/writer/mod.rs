@@ -23,8 +23,8 @@ use async_trait::async_trait;
 use futures::TryStreamExt;
 use object_store::{ObjectStoreExt, PutPayload};
 
+use crate::bounded::BoundedSet;
 use crate::config::WriteConfig;
-use crate::dedup::BoundedSet;
 use crate::metrics::StageMetrics;
 use crate::reason::Reason;
 use crate::record::{Candidate, Image, Sample, ShardAnnouncement};
@@ -58,6 +58,12 @@ pub enum WriterError {
         #[source]
         source: parquet::errors::ParquetError,
     },
+}
+
+impl From<WriterError> for crate::stage::StageError {
+    fn from(error: WriterError) -> Self {
+        crate::stage::StageError::failed(error)
+    }
 }
 
 /// The name of the shard of `partition` that starts at `first_offset`, without extension. `run` is

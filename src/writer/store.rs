@@ -35,6 +35,12 @@ pub enum StoreError {
     Store(#[from] object_store::Error),
 }
 
+impl From<StoreError> for crate::stage::StageError {
+    fn from(error: StoreError) -> Self {
+        crate::stage::StageError::failed(error)
+    }
+}
+
 /// Where output goes, as parsed from `write.output`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Output {

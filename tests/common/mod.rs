@@ -3,10 +3,10 @@
 
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -338,4 +338,86 @@ pub fn shard_samples(out: &std::path::Path) -> Vec<serde_json::Value> {
         }
     }
     samples
+}
+
+/// A child process that is killed if the test panics.
+pub struct Proc {
+    /// Its name, for messages and its log file (`NAME.log`).
+    pub name: &'static str,
+    /// The process.
+    pub child: Child,
+}
+
+impl Proc {
+    /// Starts `altflow ARGS` in `dir`, its stderr into `dir/NAME.log`.
+    pub fn spawn(name: &'static str, dir: &Path, args: &[&str]) -> Self {
+        let log = std::fs::File::create(dir.join(format!("{name}.log"))).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_altflow"))
+            .args(args)
+            .current_dir(dir)
+            .env("RUST_LOG", "info,rdkafka=warn")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        Self { name, child }
+    }
+
+    /// SIGTERM, then the exit status (within `limit`).
+    pub fn terminate(&mut self, limit: Duration) -> std::process::ExitStatus {
+        let status = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{} did not stop after SIGTERM",
+                self.name
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits (polling every 200 ms) until `done`, failing the test after `limit`.
+pub fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Runs scripts/check_shards.py on `out`: the keys when every shard is well formed, else the error.
+pub fn check_shards(out: &Path) -> Result<BTreeSet<String>, String> {
+    let output = Command::new("python3")
+        .arg(root().join("scripts/check_shards.py"))
+        .arg(out)
+        .output()
+        .expect("python3 must be installed (scripts/test.sh installs pyarrow)");
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr));
+    }
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    Ok(report["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap().to_string())
+        .collect())
 }

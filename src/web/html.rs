@@ -391,7 +391,7 @@ pub fn extract(html: &[u8], page_url: &Url) -> Page {
                     let close = move || {
                         let mut raw = raw.borrow_mut();
                         if let Some((images, caption)) = raw.figures.pop() {
-                            let caption = crate::html::collapse(&decode_entities(&caption));
+                            let caption = crate::web::html::collapse(&decode_entities(&caption));
                             for i in images {
                                 raw.images[i].figcaption = caption.clone();
                             }

@@ -27,6 +27,12 @@ pub const MAX_REDIRECTS: usize = 5;
 #[error("cannot build HTTP client: {0}")]
 pub struct HttpError(#[from] reqwest::Error);
 
+impl From<HttpError> for crate::stage::StageError {
+    fn from(error: HttpError) -> Self {
+        crate::stage::StageError::failed(error)
+    }
+}
+
 /// A failed download, with the reason code it maps to.
 #[derive(Debug, thiserror::Error)]
 #[error("{reason}: {detail}")]

@@ -5,59 +5,36 @@
 //! starts, and a host that answers 429/503 is left alone for its `Retry-After` (or an exponential
 //! backoff), after which the request is retried up to `http.max_retries` times.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
+pub mod html;
+pub mod http;
+pub mod polite;
+pub mod robots;
+pub mod serve;
+pub mod warc;
+
 use std::time::Duration;
 
-use tokio::time::Instant;
 use url::Url;
 
 use crate::config::HttpConfig;
-use crate::http::{FetchError, Fetched, HttpClient, HttpError, forbids_ai};
 use crate::reason::Reason;
-use crate::robots::{RobotsCache, product_token};
-use crate::sync::lock;
-
-/// Hosts whose politeness state is kept; idle hosts are forgotten beyond this.
-const HOSTS_KEPT: usize = 10_000;
-
-/// What politeness remembers of one host.
-#[derive(Clone, Copy)]
-struct Host {
-    in_flight: usize,
-    /// No request may start before this (minimum delay, or a server's Retry-After).
-    not_before: Instant,
-}
+use crate::web::http::{FetchError, Fetched, HttpClient, HttpError, forbids_ai};
+use crate::web::robots::{RobotsCache, product_token};
+use polite::Politeness;
 
 /// Guarded, robots-aware HTTP access.
 pub struct Web {
     http: HttpClient,
     robots: Option<RobotsCache>,
     agent: String,
-    per_host: usize,
-    min_delay: Duration,
+    polite: Politeness,
     max_retries: u32,
     max_retry_wait: Duration,
-    hosts: Mutex<HashMap<String, Host>>,
-}
-
-/// A request slot on a host; frees itself when dropped.
-struct Slot<'a> {
-    web: &'a Web,
-    host: String,
-}
-
-impl Drop for Slot<'_> {
-    fn drop(&mut self) {
-        if let Some(host) = lock(&self.web.hosts).get_mut(&self.host) {
-            host.in_flight = host.in_flight.saturating_sub(1);
-        }
-    }
 }
 
 impl Web {
-    /// Access with the rules of `config`.
-    pub fn new(config: &HttpConfig) -> Result<Self, HttpError> {
+    /// Access with the rules of `config`, for the stage named `stage` (its metrics' label).
+    pub fn new(config: &HttpConfig, stage: &'static str) -> Result<Self, HttpError> {
         let http = HttpClient::new(config)?;
         let robots = config.respect_robots.then(|| {
             RobotsCache::new(
@@ -71,57 +48,15 @@ impl Web {
             http,
             robots,
             agent: product_token(&config.user_agent),
-            per_host: config.per_host_concurrency.max(1),
-            min_delay: config.min_host_delay,
+            polite: Politeness::new(
+                config.per_host_concurrency,
+                config.concurrency,
+                config.min_host_delay,
+                stage,
+            ),
             max_retries: config.max_retries,
             max_retry_wait: config.max_retry_wait,
-            hosts: Mutex::new(HashMap::new()),
         })
-    }
-
-    /// Waits until `host` may receive another request, then takes a slot on it.
-    async fn slot(&self, host: &str) -> Slot<'_> {
-        loop {
-            let wait = {
-                let mut hosts = lock(&self.hosts);
-                let now = Instant::now();
-                if hosts.len() > HOSTS_KEPT {
-                    hosts.retain(|_, h| h.in_flight > 0 || h.not_before > now);
-                }
-                let state = hosts.entry(host.to_string()).or_insert(Host {
-                    in_flight: 0,
-                    not_before: now,
-                });
-                if state.in_flight < self.per_host && state.not_before <= now {
-                    state.in_flight += 1;
-                    state.not_before = now + self.min_delay;
-                    None
-                } else if state.not_before > now {
-                    Some(state.not_before - now)
-                } else {
-                    // Full: poll again shortly (slots free on completion, not on a timer).
-                    Some(Duration::from_millis(10))
-                }
-            };
-            match wait {
-                None => {
-                    return Slot {
-                        web: self,
-                        host: host.to_string(),
-                    };
-                }
-                Some(wait) => tokio::time::sleep(wait).await,
-            }
-        }
-    }
-
-    /// Keeps every request away from `host` for `pause`.
-    fn back_off(&self, host: &str, pause: Duration) {
-        let until = Instant::now() + pause;
-        let mut hosts = lock(&self.hosts);
-        if let Some(state) = hosts.get_mut(host) {
-            state.not_before = state.not_before.max(until);
-        }
     }
 
     /// One polite request with retries on 429/503.
@@ -133,7 +68,7 @@ impl Web {
         let mut attempt = 0;
         loop {
             let result = {
-                let _slot = self.slot(&host).await;
+                let _permit = self.polite.acquire(&host).await;
                 self.http.get(url, max_bytes).await
             };
             match result {
@@ -143,7 +78,7 @@ impl Web {
                         .unwrap_or(Duration::from_secs(1 << attempt.min(10)));
                     // A server may ask for any wait: hold the host back no longer than we would
                     // wait ourselves, so one answer cannot stall every request to it.
-                    self.back_off(&host, asked.min(self.max_retry_wait));
+                    self.polite.back_off(&host, asked.min(self.max_retry_wait));
                     if attempt >= self.max_retries || asked > self.max_retry_wait {
                         return Err(error);
                     }
@@ -196,12 +131,15 @@ impl Web {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    use tokio::time::Instant;
 
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     use super::*;
+    use crate::sync::lock;
 
     /// A server on 127.0.0.1 that records when each request arrived and answers `/throttled/N`
     /// with 429 and `Retry-After: N` on the first hit, 200 afterwards; everything else with 200.
@@ -236,14 +174,17 @@ mod tests {
     }
 
     fn web(min_delay: Duration, max_retry_wait: Duration) -> Web {
-        Web::new(&HttpConfig {
-            allow_networks: vec!["127.0.0.0/8".parse().unwrap()],
-            per_host_concurrency: 1,
-            min_host_delay: min_delay,
-            max_retry_wait,
-            respect_robots: false,
-            ..HttpConfig::default()
-        })
+        Web::new(
+            &HttpConfig {
+                allow_networks: vec!["127.0.0.0/8".parse().unwrap()],
+                per_host_concurrency: 1,
+                min_host_delay: min_delay,
+                max_retry_wait,
+                respect_robots: false,
+                ..HttpConfig::default()
+            },
+            "test",
+        )
         .unwrap()
     }
 

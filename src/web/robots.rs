@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 
-use crate::http::{FetchError, HttpClient};
 use crate::reason::Reason;
 use crate::sync::lock;
+use crate::web::http::{FetchError, HttpClient};
 
 /// Largest robots.txt read (RFC 9309 asks crawlers to parse at least 500 KiB).
 pub const MAX_ROBOTS_BYTES: usize = 512 * 1024;

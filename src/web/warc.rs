@@ -376,7 +376,7 @@ pub fn wat_images(json: &[u8]) -> Vec<WatImage> {
                         .is_some_and(|p| p.eq_ignore_ascii_case("IMG@/src"))
                 })
                 .filter_map(|l| {
-                    let alt = crate::html::collapse(l["alt"].as_str()?);
+                    let alt = crate::web::html::collapse(l["alt"].as_str()?);
                     let url = l["url"].as_str()?.to_string();
                     (!alt.is_empty()).then(|| WatImage {
                         page_url: page_url.clone(),

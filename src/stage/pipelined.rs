@@ -1,0 +1,331 @@
+//! The runner of [`Pipelined`] stages: records stay in flight across polls and finish out of order.
+//!
+//! The batch runner ([`super::runner`]) awaits every record of a batch before it polls again, so a
+//! batch lasts as long as its slowest record: on the web, one slow host per batch idles every other
+//! connection. Here the runner keeps up to `runtime.max_in_flight` records of a member in flight,
+//! polls for more whenever there is room, and finishes each record when its work is done.
+//!
+//! Offsets: per partition the runner knows which polled offsets are not finished yet, and stores the
+//! lowest of them (or, with none pending, the offset after the last one polled). Everything below
+//! a stored offset is finished and its outputs acknowledged, whatever order the work completed in:
+//! the completion tracking of Confluent's Parallel Consumer, kept in memory only, so a crash replays
+//! the records above the stored offset that had finished (at-least-once, as with the batch runner).
+//!
+//! Rebalance: records of a revoked partition are abandoned; their results are dropped when they
+//! come in, because the partition's new owner replays them from the committed offset. Shutdown:
+//! the runner stops polling, finishes everything in flight, stores, commits and leaves the group.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::FutureExt;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use super::runner::{RunnerSettings, dead_letter, produce};
+use super::{Emitter, Input, Pipelined, StageError};
+use crate::bus::{Consumer, Producer};
+use crate::metrics::StageMetrics;
+use crate::record::Record;
+
+/// How often consumer lag is exported.
+const LAG_INTERVAL: Duration = Duration::from_secs(5);
+
+/// One record in flight: where it came from and when it was polled.
+struct Ticket {
+    topic: Arc<str>,
+    partition: i32,
+    offset: i64,
+    /// The partition's ownership it was polled under; a result from an earlier one is stale.
+    generation: u64,
+    polled: Instant,
+}
+
+/// What is pending on one owned partition.
+struct Partition {
+    generation: u64,
+    /// Offsets polled and not yet finished (outputs acknowledged).
+    pending: BTreeSet<i64>,
+    /// The offset after the last one polled.
+    next: i64,
+    /// The offset last stored.
+    stored: i64,
+}
+
+impl Partition {
+    /// Everything below this is finished.
+    fn finished_below(&self) -> i64 {
+        self.pending.first().copied().unwrap_or(self.next)
+    }
+}
+
+/// Completion tracking per partition.
+#[derive(Default)]
+struct Offsets {
+    partitions: HashMap<(Arc<str>, i32), Partition>,
+    generations: u64,
+}
+
+impl Offsets {
+    /// Records that `offset` of `topic`/`partition` was polled; returns its ticket.
+    fn polled(&mut self, topic: &Arc<str>, partition: i32, offset: i64) -> Ticket {
+        let generations = &mut self.generations;
+        let entry = self
+            .partitions
+            .entry((topic.clone(), partition))
+            .or_insert_with(|| {
+                *generations += 1;
+                Partition {
+                    generation: *generations,
+                    pending: BTreeSet::new(),
+                    next: offset,
+                    stored: offset,
+                }
+            });
+        entry.pending.insert(offset);
+        entry.next = entry.next.max(offset + 1);
+        Ticket {
+            topic: topic.clone(),
+            partition,
+            offset,
+            generation: entry.generation,
+            polled: Instant::now(),
+        }
+    }
+
+    /// Whether `ticket`'s partition is still owned as when it was polled.
+    fn current(&self, ticket: &Ticket) -> bool {
+        self.partitions
+            .get(&(ticket.topic.clone(), ticket.partition))
+            .is_some_and(|p| p.generation == ticket.generation)
+    }
+
+    /// `ticket`'s record is finished: its outputs are acknowledged.
+    fn finished(&mut self, ticket: &Ticket) {
+        if let Some(p) = self
+            .partitions
+            .get_mut(&(ticket.topic.clone(), ticket.partition))
+            && p.generation == ticket.generation
+        {
+            p.pending.remove(&ticket.offset);
+        }
+    }
+
+    fn revoke(&mut self, revoked: &[(Arc<str>, i32)]) {
+        self.partitions.retain(|key, _| !revoked.contains(key));
+    }
+
+    /// Stores, per partition, the offset below which everything is finished.
+    fn store(&mut self, consumer: &mut dyn Consumer) -> Result<(), crate::bus::BusError> {
+        for ((topic, partition), p) in &mut self.partitions {
+            let done = p.finished_below();
+            if done > p.stored {
+                consumer.store_offset(topic, *partition, done)?;
+                p.stored = done;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a job's task hands back: its ticket and the work's result, or the panic's message.
+type Joined<D> = (Ticket, Result<D, String>);
+
+/// Runs `stage` on `consumer` with up to `max_in_flight` records in flight, until `shutdown` turns
+/// true; then finishes what is in flight and leaves the group.
+pub async fn run_pipelined<S: Pipelined>(
+    mut stage: S,
+    mut consumer: Box<dyn Consumer>,
+    producer: Arc<dyn Producer>,
+    settings: RunnerSettings,
+    max_in_flight: usize,
+    mut shutdown: watch::Receiver<bool>,
+) -> Result<(), StageError> {
+    let metrics = StageMetrics::new(settings.stage);
+    let mut out = Emitter::new(
+        settings.stage,
+        settings.rejects_topic.clone(),
+        settings.retry_topic.clone(),
+    );
+    let mut offsets = Offsets::default();
+    let mut running: JoinSet<Joined<S::Done>> = JoinSet::new();
+    // Records whose outputs are in `out`, finished once those are acknowledged.
+    let mut done: Vec<Ticket> = Vec::new();
+    let mut last_lag = Instant::now();
+    tracing::info!(stage = settings.stage, max_in_flight, "stage started");
+
+    let result = async {
+        loop {
+            if *shutdown.borrow() {
+                break;
+            }
+            let room = max_in_flight.saturating_sub(running.len());
+            // Both branches are cancel-safe: a poll that loses the race has taken no message.
+            tokio::select! {
+                biased;
+                _ = shutdown.changed() => break,
+                Some(joined) = running.join_next(), if !running.is_empty() => {
+                    let joined = joined.map_err(|e| StageError::Panicked(e.to_string()))?;
+                    finish(&mut stage, joined, &offsets, &mut out, &mut done, &metrics)?;
+                    // Take every other result that is ready, so one round trip acknowledges them.
+                    while let Some(joined) = running.try_join_next() {
+                        let joined = joined.map_err(|e| StageError::Panicked(e.to_string()))?;
+                        finish(&mut stage, joined, &offsets, &mut out, &mut done, &metrics)?;
+                    }
+                }
+                polled = consumer.poll(room.min(settings.batch_size), settings.poll_timeout), if room > 0 => {
+                    let mut polled = polled?;
+                    let revoked = consumer.take_revoked();
+                    if !revoked.is_empty() {
+                        tracing::info!(stage = settings.stage, ?revoked, in_flight = running.len(), "partitions revoked; their records in flight are abandoned");
+                        offsets.revoke(&revoked);
+                        let owned = consumer.assignment();
+                        polled.retain(|m| owned.iter().any(|(t, p)| *t == m.topic && *p == m.partition));
+                    }
+                    metrics.records_in(polled.len());
+                    for message in polled {
+                        let ticket = offsets.polled(&message.topic, message.partition, message.offset);
+                        let record = match S::Input::from_bytes(&message.payload) {
+                            Ok(record) => record,
+                            Err(error) => {
+                                dead_letter::<S::Input>(&mut out, &settings, &metrics, &message, &error);
+                                done.push(ticket);
+                                continue;
+                            }
+                        };
+                        let input = Input {
+                            record,
+                            topic: message.topic,
+                            partition: message.partition,
+                            offset: message.offset,
+                        };
+                        match stage.admit(input, &mut out) {
+                            None => done.push(ticket),
+                            Some(work) => {
+                                metrics.records_in_flight(1);
+                                running.spawn(async move {
+                                    let result = std::panic::AssertUnwindSafe(work)
+                                        .catch_unwind()
+                                        .await
+                                        .map_err(panic_message);
+                                    (ticket, result)
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            acknowledge(&mut out, &mut done, &mut offsets, producer.as_ref(), &metrics).await?;
+            offsets.store(consumer.as_mut()).inspect_err(|_| metrics.error("offset"))?;
+            if last_lag.elapsed() >= LAG_INTERVAL {
+                last_lag = Instant::now();
+                for lag in consumer.lag() {
+                    metrics.lag(&lag.topic, lag.partition, lag.lag);
+                }
+            }
+        }
+
+        tracing::info!(stage = settings.stage, in_flight = running.len(), "draining");
+        while let Some(joined) = running.join_next().await {
+            let joined = joined.map_err(|e| StageError::Panicked(e.to_string()))?;
+            finish(&mut stage, joined, &offsets, &mut out, &mut done, &metrics)?;
+        }
+        acknowledge(&mut out, &mut done, &mut offsets, producer.as_ref(), &metrics).await?;
+        offsets.store(consumer.as_mut()).inspect_err(|_| metrics.error("offset"))?;
+        Ok::<(), StageError>(())
+    }
+    .await;
+    metrics.records_in_flight(-(running.len() as i64));
+    if let Err(error) = result {
+        // What is in flight is replayed from the committed offset by the next owner.
+        running.abort_all();
+        return Err(error);
+    }
+    consumer.close().await?;
+    tracing::info!(stage = settings.stage, "stage stopped");
+    Ok(())
+}
+
+/// Hands a finished job's result to the stage, unless its partition was revoked meanwhile.
+fn finish<S: Pipelined>(
+    stage: &mut S,
+    (ticket, result): Joined<S::Done>,
+    offsets: &Offsets,
+    out: &mut Emitter,
+    done: &mut Vec<Ticket>,
+    metrics: &StageMetrics,
+) -> Result<(), StageError> {
+    metrics.records_in_flight(-1);
+    let result = result.map_err(StageError::Panicked)?;
+    if !offsets.current(&ticket) {
+        return Ok(());
+    }
+    stage
+        .complete(result, out)
+        .inspect_err(|_| metrics.error("process"))?;
+    done.push(ticket);
+    Ok(())
+}
+
+/// Sends what finished records emitted, and once it is acknowledged marks them finished.
+async fn acknowledge(
+    out: &mut Emitter,
+    done: &mut Vec<Ticket>,
+    offsets: &mut Offsets,
+    producer: &dyn Producer,
+    metrics: &StageMetrics,
+) -> Result<(), StageError> {
+    produce(out, producer, metrics).await?;
+    for ticket in done.drain(..) {
+        metrics.record_wait(ticket.polled.elapsed());
+        offsets.finished(&ticket);
+    }
+    Ok(())
+}
+
+fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a job panicked".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_below_the_lowest_unfinished_offset() {
+        let mut offsets = Offsets::default();
+        let topic: Arc<str> = Arc::from("t");
+        let tickets: Vec<Ticket> = (10..15).map(|o| offsets.polled(&topic, 0, o)).collect();
+        let below = |o: &Offsets| o.partitions[&(topic.clone(), 0)].finished_below();
+        assert_eq!(below(&offsets), 10);
+        // 11 and 13 finish first: nothing below 10 is new.
+        offsets.finished(&tickets[1]);
+        offsets.finished(&tickets[3]);
+        assert_eq!(below(&offsets), 10);
+        offsets.finished(&tickets[0]);
+        assert_eq!(below(&offsets), 12);
+        offsets.finished(&tickets[2]);
+        offsets.finished(&tickets[4]);
+        assert_eq!(below(&offsets), 15);
+    }
+
+    #[test]
+    fn results_of_a_revoked_partition_are_stale() {
+        let mut offsets = Offsets::default();
+        let topic: Arc<str> = Arc::from("t");
+        let old = offsets.polled(&topic, 1, 5);
+        offsets.revoke(&[(topic.clone(), 1)]);
+        assert!(!offsets.current(&old));
+        // Reassigned: a new generation, replaying from the committed offset.
+        let new = offsets.polled(&topic, 1, 3);
+        assert!(offsets.current(&new));
+        assert!(!offsets.current(&old));
+        offsets.finished(&old);
+        assert_eq!(offsets.partitions[&(topic.clone(), 1)].finished_below(), 3);
+    }
+}
