@@ -97,18 +97,18 @@ fn a_host_answering_429_is_left_alone_for_its_retry_after_while_the_others_go_on
     let mut list = String::from("url,caption\n");
     // The throttled host's first image is asked for first; its other two wait behind the pause.
     list += &format!(
-        "http://{throttled}:{port}/throttled/img/0.jpg,a picture of the long tail, number 0\n"
+        "http://{throttled}:{port}/throttled/img/0.jpg,a picture of the long tail number 0\n"
     );
     for k in 1..3 {
         list += &format!(
-            "http://{throttled}:{port}/img/{k}.jpg,a picture of the long tail, number {k}\n"
+            "http://{throttled}:{port}/img/{k}.jpg,a picture of the long tail number {k}\n"
         );
     }
     let mut k = 3;
     for _ in 0..5 {
         for host in &others {
             list += &format!(
-                "http://{host}:{port}/img/{k}.jpg,a picture of the long tail, number {k}\n"
+                "http://{host}:{port}/img/{k}.jpg,a picture of the long tail number {k}\n"
             );
             k += 1;
         }
@@ -177,7 +177,7 @@ fn url_list(path: &std::path::Path, hosts: &[Ipv4Addr], port: u16, images: usize
     for k in 0..images {
         let host = hosts[k % hosts.len()];
         list +=
-            &format!("http://{host}:{port}/img/{k}.jpg,a picture of the long tail, number {k}\n");
+            &format!("http://{host}:{port}/img/{k}.jpg,a picture of the long tail number {k}\n");
     }
     std::fs::write(path, list).unwrap();
 }
