@@ -236,4 +236,47 @@ mod tests {
         assert_eq!((error.reason, error.status), (Reason::Http4xx, Some(429)));
         assert!(started.elapsed() < Duration::from_secs(2));
     }
+
+    #[tokio::test]
+    async fn a_host_s_robots_txt_is_fetched_once_however_many_ask_at_once() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let robots = Arc::new(AtomicUsize::new(0));
+        let counted = robots.clone();
+        tokio::spawn(async move {
+            loop {
+                let (mut stream, _) = listener.accept().await.unwrap();
+                let counted = counted.clone();
+                tokio::spawn(async move {
+                    let mut buf = vec![0u8; 2048];
+                    let n = stream.read(&mut buf).await.unwrap_or(0);
+                    if String::from_utf8_lossy(&buf[..n]).starts_with("GET /robots.txt") {
+                        counted.fetch_add(1, Ordering::SeqCst);
+                        // Slow, so that every request asks while the fetch is under way.
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                    }
+                    let _ = stream
+                        .write_all(
+                            b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok",
+                        )
+                        .await;
+                });
+            }
+        });
+        let web = Web::new(
+            &HttpConfig {
+                allow_networks: vec!["127.0.0.0/8".parse().unwrap()],
+                per_host_concurrency: 20,
+                min_host_delay: Duration::ZERO,
+                ..HttpConfig::default()
+            },
+            "test",
+        )
+        .unwrap();
+        let urls: Vec<String> = (0..20).map(|i| format!("{base}/page/{i}")).collect();
+        for result in futures::future::join_all(urls.iter().map(|u| web.get(u, 1024))).await {
+            assert_eq!(result.unwrap().body, b"ok");
+        }
+        assert_eq!(robots.load(Ordering::SeqCst), 1);
+    }
 }

@@ -167,6 +167,8 @@ pub struct RobotsCache {
     ttl: Duration,
     capacity: usize,
     entries: Mutex<CacheEntries>,
+    /// Fetches under way, by origin.
+    fetching: Mutex<HashMap<String, Arc<tokio::sync::OnceCell<Arc<Verdict>>>>>,
 }
 
 /// Cached rules by origin, with when they were fetched, and the origins in insertion order.
@@ -185,6 +187,7 @@ impl RobotsCache {
             ttl,
             capacity: capacity.max(1),
             entries: Mutex::new(CacheEntries::default()),
+            fetching: Mutex::new(HashMap::new()),
         }
     }
 
@@ -220,20 +223,46 @@ impl RobotsCache {
         }
     }
 
+    /// The cached verdict for `origin`, if it is still fresh.
+    fn cached(&self, origin: &str) -> Option<Arc<Verdict>> {
+        let entries = lock(&self.entries);
+        let (fetched, verdict) = entries.by_origin.get(origin)?;
+        let ttl = match **verdict {
+            Verdict::Rules(_) => self.ttl,
+            Verdict::Unreachable(_) => self.ttl.min(UNREACHABLE_TTL),
+        };
+        (fetched.elapsed() < ttl).then(|| verdict.clone())
+    }
+
     async fn verdict(&self, origin: &str) -> Arc<Verdict> {
-        {
-            let entries = lock(&self.entries);
-            if let Some((fetched, verdict)) = entries.by_origin.get(origin) {
-                let ttl = match **verdict {
-                    Verdict::Rules(_) => self.ttl,
-                    Verdict::Unreachable(_) => self.ttl.min(UNREACHABLE_TTL),
-                };
-                if fetched.elapsed() < ttl {
-                    return verdict.clone();
-                }
-            }
+        if let Some(verdict) = self.cached(origin) {
+            return verdict;
         }
-        // Two tasks may fetch the same robots.txt at once; both get the same answer.
+        // One fetch per origin however many requests ask at once: a member holds hundreds of
+        // records in flight, and each new host's would otherwise all fetch its robots.txt.
+        let fetch = lock(&self.fetching)
+            .entry(origin.to_string())
+            .or_default()
+            .clone();
+        let verdict = fetch
+            .get_or_init(|| async {
+                // Fetched and cached while this request waited for the lock above.
+                match self.cached(origin) {
+                    Some(verdict) => verdict,
+                    None => self.fetch(origin).await,
+                }
+            })
+            .await
+            .clone();
+        let mut fetching = lock(&self.fetching);
+        if fetching.get(origin).is_some_and(|f| Arc::ptr_eq(f, &fetch)) {
+            fetching.remove(origin);
+        }
+        verdict
+    }
+
+    /// Fetches and caches `origin`'s robots.txt.
+    async fn fetch(&self, origin: &str) -> Arc<Verdict> {
         let verdict = Arc::new(
             match self
                 .http
