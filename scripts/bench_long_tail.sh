@@ -64,7 +64,7 @@ max_records = 1000
 path = "$work/list.csv"
 TOML
   start_server
-  /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$bin" run "$work/$name.toml" > "$work/funnel-$name"
+  /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$bin" run "$work/$name.toml" > "$work/funnel-$name" 2> "$work/log-$name"
   read -r wall user sys rss < "$work/time"
   written=$(awk '$1 == "write" {print $3}' "$work/funnel-$name")
   ideal=$($web ideal --plan "$work/plan.json" --concurrency "$conc" --per-host "$per_host" --delay "$(python3 -c "print($delay/1000)")" | python3 -c "import json,sys; print(json.load(sys.stdin)['ideal_s'])")
