@@ -10,10 +10,12 @@
 #
 #   scripts/bench_crawl_memory.sh                 # 100000 pages
 #   PAGES=20000 scripts/bench_crawl_memory.sh
+#   BIN=/tmp/altflow-old scripts/bench_crawl_memory.sh   # another build (nothing is built)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAGES=${PAGES:-100000}
-cargo build --release --quiet
+bin=${BIN:-target/release/altflow}
+[ -n "${BIN:-}" ] || cargo build --release --quiet
 work=$(mktemp -d)
 trap 'kill $server $crawler 2>/dev/null || true; rm -rf "$work"' EXIT
 free_port() { python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"; }
@@ -72,7 +74,7 @@ output = "$work/out"
 listen = "127.0.0.1:$metrics"
 TOML
 
-target/release/altflow run "$work/crawl.toml" > "$work/funnel" 2> "$work/log" &
+"$bin" run "$work/crawl.toml" > "$work/funnel" 2> "$work/log" &
 crawler=$!
 echo "pages_crawled rss_mib"
 while kill -0 $crawler 2>/dev/null; do
