@@ -321,7 +321,14 @@ pub fn spawn_stage(
             let s = ScoreStage::from_config(&pipeline.score, output)
                 .map_err(|e| fail(e.into()))?
                 .keyed_by_content(pipeline.stages.contains(&StageName::Dedup));
-            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+            tokio::spawn(run_pipelined(
+                s,
+                consumer,
+                producer,
+                settings,
+                max_in_flight,
+                shutdown,
+            ))
         }
         StageName::Dedup => {
             let s = DedupStage::from_config(pipeline.dedup.clone(), output)

@@ -277,8 +277,8 @@ pub struct RuntimeConfig {
     /// How long a stage waits for input before checking its timers.
     #[serde(default = "default_poll_timeout", with = "humantime_serde")]
     pub poll_timeout: Duration,
-    /// Most records a member of a stage that waits on the network (crawl, fetch) holds at once:
-    /// queued for their host's politeness, downloading, or being processed. More lets more hosts be
+    /// Most records a member of a pipelined stage (crawl, fetch, score) holds at once: queued for
+    /// their host's politeness, downloading, waiting for a model batch, or being processed. More lets more hosts be
     /// ready when a connection frees; each costs its record (and, while an image waits for a core,
     /// its download) in memory. When this many are held, the member stops polling.
     #[serde(default = "default_max_in_flight")]
@@ -301,6 +301,9 @@ impl Default for RuntimeConfig {
 
 fn default_batch_size() -> usize {
     64
+}
+fn default_score_max_wait() -> Duration {
+    Duration::from_millis(100)
 }
 fn default_max_in_flight() -> usize {
     512
@@ -603,9 +606,13 @@ pub struct ScoreConfig {
     /// Where CLIP runs: `cpu`, or `cuda` (`cuda:N`) in a build with the `cuda` feature.
     #[serde(default = "default_score_device")]
     pub device: String,
-    /// Pairs per CLIP forward pass; a stage batch is cut into batches of this size.
+    /// Pairs per model batch (a CLIP forward pass): the stage gathers this many before it scores,
+    /// or fewer once the first has waited `max_wait`.
     #[serde(default = "default_score_batch")]
     pub batch_size: usize,
+    /// Longest a pair waits for its batch to fill.
+    #[serde(default = "default_score_max_wait", with = "humantime_serde")]
+    pub max_wait: Duration,
     /// Keep each image's normalised CLIP embedding in the record (written as `KEY.npy`), for
     /// dedup or retrieval later.
     #[serde(default)]
@@ -672,6 +679,7 @@ impl Default for ScoreConfig {
             clip_model: None,
             device: default_score_device(),
             batch_size: default_score_batch(),
+            max_wait: default_score_max_wait(),
             keep_embeddings: false,
             labels: None,
             label_prompt: default_label_prompt(),

@@ -1,4 +1,4 @@
-//! CPU-bound work of async stages (image decoding, later model inference), run on blocking threads
+//! CPU-bound work of async stages (image decoding, model inference), run on blocking threads
 //! but never more of it at once than the machine has cores.
 //!
 //! Why the limit: a stage keeps dozens of downloads in flight, and each finished one used to start

@@ -1,18 +1,24 @@
 //! The scoring stage: attaches every configured score (see [`crate::score`]) and the image's labels
 //! to each pair, then applies the selection of `[score.select]`. A pair failing a selection is
 //! rejected with reason `low_score`, naming the score, its value and the threshold.
+//!
+//! Batching where batching pays: the stage is [`Pipelined`], so pairs arrive one by one across polls,
+//! and a batcher gathers them into model batches of `score.batch_size`, or fewer once the first has
+//! waited `score.max_wait`. Two tasks form a pipeline: one gathers a batch and decodes its JPEGs
+//! while the other runs the models on the batch before it, so the models do not wait for decoding.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use async_trait::async_trait;
 use image::RgbImage;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::config::ScoreConfig;
 use crate::reason::Reason;
 use crate::record::{Candidate, Scored};
 use crate::score::select::Selector;
 use crate::score::{Item, ScoreError, Scorer, Scores};
-use crate::stage::{Emitter, Input, Stage, StageError};
+use crate::stage::{Emitter, Input, Pipelined, StageError, Work};
 use crate::stages::pair_key;
 
 /// The scoring stage.
@@ -22,6 +28,10 @@ pub struct ScoreStage {
     selectors: Vec<(String, Selector)>,
     output: Arc<str>,
     by_content: bool,
+    batch_size: usize,
+    max_wait: Duration,
+    /// Where pairs go to be batched; the batcher starts with the first pair.
+    batcher: Option<mpsc::UnboundedSender<Waiting>>,
 }
 
 impl ScoreStage {
@@ -47,6 +57,9 @@ impl ScoreStage {
                 .collect(),
             output,
             by_content: false,
+            batch_size: config.batch_size.max(1),
+            max_wait: config.max_wait,
+            batcher: None,
         }
     }
 
@@ -56,15 +69,111 @@ impl ScoreStage {
         self.by_content = yes;
         self
     }
+
+    fn batcher(&mut self) -> &mpsc::UnboundedSender<Waiting> {
+        let (scorer, batch_size, max_wait) = (self.scorer.clone(), self.batch_size, self.max_wait);
+        self.batcher.get_or_insert_with(|| {
+            let (pairs, incoming) = mpsc::unbounded_channel();
+            // One batch decoded while the one before it is scored; no more waits in memory.
+            let (decoded, ready) = mpsc::channel(1);
+            tokio::spawn(gather(incoming, decoded, batch_size, max_wait));
+            tokio::spawn(run_models(scorer, ready));
+            pairs
+        })
+    }
 }
 
-/// Decodes the pairs' JPEGs and scores them (on a blocking thread): per pair its scores, or why its
-/// JPEG could not be decoded. `Err` when a model failed on the batch.
-fn score_batch(
-    scorer: &Scorer,
-    records: &[Scored],
-) -> Result<Vec<Result<Scores, String>>, ScoreError> {
-    let images: Vec<Result<RgbImage, String>> = records
+/// A pair waiting for its scores, and where to send them.
+type Waiting = (Scored, oneshot::Sender<Done>);
+
+/// A pair with what scoring made of it, or the error of a batch the models failed on as a whole.
+pub struct Done {
+    record: Scored,
+    outcome: Result<Outcome, String>,
+}
+
+/// A gathered batch, decoded.
+struct Decoded {
+    records: Vec<Scored>,
+    images: Vec<Result<RgbImage, String>>,
+    replies: Vec<oneshot::Sender<Done>>,
+}
+
+/// Gathers pairs into batches of `batch_size`, or fewer once the first has waited `max_wait`,
+/// decodes each and hands it on. Ends when the stage is dropped.
+async fn gather(
+    mut incoming: mpsc::UnboundedReceiver<Waiting>,
+    decoded: mpsc::Sender<Decoded>,
+    batch_size: usize,
+    max_wait: Duration,
+) {
+    while let Some(first) = incoming.recv().await {
+        let deadline = tokio::time::Instant::now() + max_wait;
+        let mut batch = vec![first];
+        while batch.len() < batch_size {
+            tokio::select! {
+                next = incoming.recv() => match next {
+                    Some(next) => batch.push(next),
+                    None => break,
+                },
+                _ = tokio::time::sleep_until(deadline) => break,
+            }
+        }
+        let (records, replies): (Vec<Scored>, Vec<_>) = batch.into_iter().unzip();
+        let records = Arc::new(records);
+        let images = {
+            let records = records.clone();
+            crate::stage::cpu::run(move || decode(&records)).await
+        };
+        let records = Arc::try_unwrap(records).unwrap_or_else(|shared| (*shared).clone());
+        let images = images.unwrap_or_else(|panic| {
+            let error = format!("decoder panicked: {panic}");
+            records.iter().map(|_| Err(error.clone())).collect()
+        });
+        let batch = Decoded {
+            records,
+            images,
+            replies,
+        };
+        if decoded.send(batch).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Runs the models on each decoded batch and answers every pair of it.
+async fn run_models(scorer: Arc<Scorer>, mut ready: mpsc::Receiver<Decoded>) {
+    while let Some(batch) = ready.recv().await {
+        let shared = Arc::new((batch.records, batch.images));
+        let outcomes = isolate(shared.0.len(), |range| {
+            let (scorer, shared) = (scorer.clone(), shared.clone());
+            async move {
+                crate::stage::cpu::run(move || {
+                    let (records, images) = &*shared;
+                    score_decoded(&scorer, &records[range.clone()], &images[range])
+                        .map_err(|e| e.to_string())
+                })
+                .await
+                .map_err(|panic| format!("scoring panicked: {panic}"))?
+            }
+        })
+        .await;
+        // Every blocking job has returned (or unwound), so the records are this task's again.
+        let (records, _) = Arc::try_unwrap(shared).unwrap_or_else(|shared| (*shared).clone());
+        let outcomes: Vec<Result<Outcome, String>> = match outcomes {
+            Ok(outcomes) => outcomes.into_iter().map(Ok).collect(),
+            Err(error) => records.iter().map(|_| Err(error.clone())).collect(),
+        };
+        for ((record, outcome), reply) in records.into_iter().zip(outcomes).zip(batch.replies) {
+            // A pair whose partition was revoked meanwhile has no one waiting: nothing to do.
+            let _ = reply.send(Done { record, outcome });
+        }
+    }
+}
+
+/// Decodes the pairs' training JPEGs: per pair its pixels, or why not.
+fn decode(records: &[Scored]) -> Vec<Result<RgbImage, String>> {
+    records
         .iter()
         .map(|r| {
             let jpeg = r.image.as_ref().map(|i| i.jpeg.as_slice()).unwrap_or(&[]);
@@ -72,10 +181,19 @@ fn score_batch(
                 .map(|i| i.to_rgb8())
                 .map_err(|e| e.to_string())
         })
-        .collect();
+        .collect()
+}
+
+/// Scores decoded pairs (on a blocking thread): per pair its scores, or why its JPEG could not be
+/// decoded. `Err` when a model failed on the batch.
+fn score_decoded(
+    scorer: &Scorer,
+    records: &[Scored],
+    images: &[Result<RgbImage, String>],
+) -> Result<Vec<Result<Scores, String>>, ScoreError> {
     let items: Vec<Item<'_>> = records
         .iter()
-        .zip(&images)
+        .zip(images)
         .filter_map(|(record, image)| {
             Some(Item {
                 text: record.candidate.as_ref().map_or("", Candidate::text),
@@ -86,8 +204,11 @@ fn score_batch(
         .collect();
     let mut scores = scorer.score(&items)?.into_iter();
     Ok(images
-        .into_iter()
-        .map(|image| image.map(|_| scores.next().expect("one result per decoded image")))
+        .iter()
+        .map(|image| match image {
+            Ok(_) => Ok(scores.next().expect("one result per decoded image")),
+            Err(error) => Err(error.clone()),
+        })
         .collect())
 }
 
@@ -138,98 +259,82 @@ where
     Ok(outcomes)
 }
 
-#[async_trait]
-impl Stage for ScoreStage {
+impl Pipelined for ScoreStage {
     type Input = Scored;
+    type Done = Done;
 
-    async fn process(
-        &mut self,
-        batch: Vec<Input<Scored>>,
-        out: &mut Emitter,
-    ) -> Result<(), StageError> {
-        let records: Arc<Vec<Scored>> = Arc::new(batch.into_iter().map(|i| i.record).collect());
-        let outcomes = isolate(records.len(), |range| {
-            let (scorer, records) = (self.scorer.clone(), records.clone());
-            async move {
-                crate::stage::cpu::run(move || {
-                    score_batch(&scorer, &records[range]).map_err(|e| e.to_string())
-                })
-                .await
-                .map_err(|panic| format!("scoring panicked: {panic}"))?
-            }
-        })
-        .await
-        .map_err(StageError::failed)?;
-        // Every blocking job has returned (or unwound), so the records are this task's again.
-        let records = Arc::try_unwrap(records).unwrap_or_else(|shared| (*shared).clone());
-
-        let mut scored = Vec::with_capacity(records.len());
-        for (mut record, outcome) in records.into_iter().zip(outcomes) {
-            let (id, url) = record.id_and_url();
-            let s = match outcome {
-                Outcome::Scored(s) => s,
-                Outcome::Undecodable(error) => {
-                    out.reject(
-                        Reason::DecodeError,
-                        &id,
-                        &url,
-                        format!("training JPEG: {error}"),
-                    );
-                    continue;
-                }
-                Outcome::Failed(error) => {
-                    out.reject(Reason::ScoreError, &id, &url, error);
-                    continue;
-                }
-            };
-            for (name, value) in s.values {
-                record.scores.insert(name.to_string(), value);
-            }
-            record.labels = s.labels;
-            record.embedding = s.embedding;
-            scored.push((record, id, url));
+    fn admit(&mut self, input: Input<Scored>, _out: &mut Emitter) -> Option<Work<Done>> {
+        let (reply, scored) = oneshot::channel();
+        let record = input.record;
+        if let Err(mpsc::error::SendError((record, _))) = self.batcher().send((record, reply)) {
+            // The batcher stopped (it panicked): the pair fails, and with it the stage.
+            let outcome = Err("the scoring batcher stopped".to_string());
+            return Some(Box::pin(async move { Done { record, outcome } }));
         }
+        Some(Box::pin(async move {
+            scored.await.unwrap_or_else(|_| Done {
+                record: Scored::default(),
+                outcome: Err("the scoring batcher stopped".into()),
+            })
+        }))
+    }
 
-        // Every selector sees every pair's score (its window is the stream's, not the survivors').
-        let mut failed: Vec<Option<String>> = vec![None; scored.len()];
-        for (name, selector) in &mut self.selectors {
-            let values: Vec<Option<f32>> = scored
-                .iter()
-                .map(|(r, ..)| r.scores.get(name.as_str()).copied())
-                .collect();
-            for ((verdict, value), failed) in selector
-                .judge(&values)
-                .into_iter()
-                .zip(&values)
-                .zip(&mut failed)
-            {
-                if let (Some(f), None) = (verdict, &failed) {
-                    *failed = Some(match value {
-                        Some(v) => format!("{name} {v:.4} < {:.4} ({})", f.threshold, f.rule),
-                        None => format!("{name} missing"),
-                    });
+    fn complete(&mut self, done: Done, out: &mut Emitter) -> Result<(), StageError> {
+        let Done {
+            mut record,
+            outcome,
+        } = done;
+        let (id, url) = record.id_and_url();
+        match outcome.map_err(StageError::failed)? {
+            Outcome::Scored(s) => {
+                for (name, value) in s.values {
+                    record.scores.insert(name.to_string(), value);
                 }
+                record.labels = s.labels;
+                record.embedding = s.embedding;
             }
-        }
-        for ((record, id, url), failed) in scored.into_iter().zip(failed) {
-            if let Some(&p) = record.scores.get("nsfw")
-                && p > self.nsfw_threshold
-            {
+            Outcome::Undecodable(error) => {
                 out.reject(
-                    Reason::Nsfw,
+                    Reason::DecodeError,
                     &id,
                     &url,
-                    format!("nsfw {p:.4} > {}", self.nsfw_threshold),
+                    format!("training JPEG: {error}"),
                 );
-                continue;
+                return Ok(());
             }
-            match failed {
-                Some(detail) => out.reject(Reason::LowScore, &id, &url, detail),
-                None => {
-                    let sha256 = record.image.as_ref().map_or(&[][..], |i| &i.sha256);
-                    let key = pair_key(&id, sha256, self.by_content);
-                    out.emit(&self.output, &key, &record);
-                }
+            Outcome::Failed(error) => {
+                out.reject(Reason::ScoreError, &id, &url, error);
+                return Ok(());
+            }
+        }
+        // Every selector sees every pair's score (its window is the stream's, not the survivors').
+        let mut failed = None;
+        for (name, selector) in &mut self.selectors {
+            let value = record.scores.get(name.as_str()).copied();
+            if let (Some(Some(f)), None) = (selector.judge(&[value]).pop(), &failed) {
+                failed = Some(match value {
+                    Some(v) => format!("{name} {v:.4} < {:.4} ({})", f.threshold, f.rule),
+                    None => format!("{name} missing"),
+                });
+            }
+        }
+        if let Some(&p) = record.scores.get("nsfw")
+            && p > self.nsfw_threshold
+        {
+            out.reject(
+                Reason::Nsfw,
+                &id,
+                &url,
+                format!("nsfw {p:.4} > {}", self.nsfw_threshold),
+            );
+            return Ok(());
+        }
+        match failed {
+            Some(detail) => out.reject(Reason::LowScore, &id, &url, detail),
+            None => {
+                let sha256 = record.image.as_ref().map_or(&[][..], |i| &i.sha256);
+                let key = pair_key(&id, sha256, self.by_content);
+                out.emit(&self.output, &key, &record);
             }
         }
         Ok(())
@@ -299,7 +404,14 @@ mod tests {
             pair("a dog", &["dog"], b"not a jpeg".to_vec()),
         ];
         let mut out = Emitter::new("score", Arc::from("rejects"), Arc::from("retry"));
-        stage.process(batch, &mut out).await.unwrap();
+        // The three pairs are admitted at once and gathered into one batch (of the default 32).
+        let works: Vec<_> = batch
+            .into_iter()
+            .map(|input| stage.admit(input, &mut out).unwrap())
+            .collect();
+        for done in futures::future::join_all(works).await {
+            stage.complete(done, &mut out).unwrap();
+        }
         let (messages, outputs) = out.take();
         assert_eq!(outputs, 1);
         let (kept, rejects): (Vec<_>, Vec<_>) =
@@ -319,11 +431,49 @@ mod tests {
             .map(|m| Reject::from_bytes(&m.payload).unwrap())
             .collect();
         let reasons: Vec<&str> = rejects.iter().map(|r| r.reason.as_str()).collect();
-        assert_eq!(reasons, ["decode_error", "low_score"]);
+        assert_eq!(
+            reasons,
+            ["low_score", "decode_error"],
+            "in the pairs' order"
+        );
         assert!(
-            rejects[1]
+            rejects[0]
                 .detail
                 .starts_with("quality 0.0000 < 0.5000 (min)")
+        );
+    }
+
+    #[tokio::test]
+    async fn a_batch_goes_when_full_or_when_its_first_pair_has_waited() {
+        let dir = tempfile::tempdir().unwrap();
+        let glove = dir.path().join("glove.txt");
+        std::fs::write(&glove, "dog 1 0\ncat 0 1\n").unwrap();
+        let config = ScoreConfig {
+            glove: Some(glove),
+            batch_size: 2,
+            max_wait: Duration::from_millis(400),
+            ..Default::default()
+        };
+        let mut stage = ScoreStage::from_config(&config, Arc::from("scored")).unwrap();
+        let mut out = Emitter::new("score", Arc::from("rejects"), Arc::from("retry"));
+        let mut admit = |alt: &str| stage.admit(pair(alt, &["dog"], jpeg()), &mut out).unwrap();
+        // Two pairs fill a batch: scored without waiting.
+        let started = tokio::time::Instant::now();
+        let full = futures::future::join(admit("a dog"), admit("a cat")).await;
+        assert!(full.0.outcome.is_ok() && full.1.outcome.is_ok());
+        assert!(
+            started.elapsed() < Duration::from_millis(300),
+            "{:?}",
+            started.elapsed()
+        );
+        // A lone pair waits for company, then goes alone.
+        let started = tokio::time::Instant::now();
+        let alone = admit("a dog").await;
+        assert!(alone.outcome.is_ok());
+        assert!(
+            started.elapsed() >= Duration::from_millis(400),
+            "{:?}",
+            started.elapsed()
         );
     }
 
