@@ -8,7 +8,9 @@ use altflow::bus::embedded::EmbeddedBus;
 use altflow::bus::{Bus, Consumer, OutMessage, TopicSpec};
 use altflow::config::FilterConfig;
 use altflow::record::{Candidate, DeadLetter, Record, Reject, sample_id};
+use altflow::stage::pipelined::run_pipelined;
 use altflow::stage::runner::{RunnerSettings, run_stage};
+use altflow::stage::{Emitter, Input, Pipelined, StageError, Work};
 use altflow::stages::filter::FilterStage;
 use bytes::Bytes;
 use tokio::sync::watch;
@@ -164,4 +166,118 @@ async fn malformed_input_goes_to_dead_letter_and_the_stage_goes_on() {
         body.contains("altflow_batch_processing_seconds_bucket"),
         "{body}"
     );
+}
+
+/// Echoes each candidate after a delay that depends on its caption, so records finish out of order;
+/// the caption "hold" waits until released.
+struct Echo {
+    release: Arc<tokio::sync::Notify>,
+}
+
+impl Pipelined for Echo {
+    type Input = Candidate;
+    type Done = Candidate;
+
+    fn admit(&mut self, input: Input<Candidate>, _out: &mut Emitter) -> Option<Work<Candidate>> {
+        let release = self.release.clone();
+        let record = input.record;
+        Some(Box::pin(async move {
+            if record.alt == "hold" {
+                release.notified().await;
+            } else {
+                let delay = (record.alt.len() as u64 * 37) % 11 * 10;
+                tokio::time::sleep(Duration::from_millis(delay)).await;
+            }
+            record
+        }))
+    }
+
+    fn complete(&mut self, done: Candidate, out: &mut Emitter) -> Result<(), StageError> {
+        out.emit(&Arc::from("echoed"), &done.id, &done);
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_records_finish_out_of_order_and_offsets_wait_for_the_slowest() {
+    let bus = EmbeddedBus::new(1024);
+    let specs: Vec<TopicSpec> = ["in", "echoed", "rejects", "retry", "dead"]
+        .iter()
+        .map(|t| TopicSpec {
+            name: t.to_string(),
+            partitions: 1,
+        })
+        .collect();
+    bus.create_topics(&specs).await.unwrap();
+    let mut echoed = bus.consumer("check", &["echoed".into()]).await.unwrap();
+    let mut dead = bus.consumer("check", &["dead".into()]).await.unwrap();
+    let settings = RunnerSettings {
+        stage: "echo",
+        rejects_topic: Arc::from("rejects"),
+        retry_topic: Arc::from("retry"),
+        dead_letter_topic: Arc::from("dead"),
+        batch_size: 4,
+        poll_timeout: Duration::from_millis(50),
+    };
+    let release = Arc::new(tokio::sync::Notify::new());
+    let stage = Echo {
+        release: release.clone(),
+    };
+    let (stop, shutdown) = watch::channel(false);
+    let input = bus.consumer("echo", &["in".into()]).await.unwrap();
+    let task = tokio::spawn(run_pipelined(
+        stage,
+        input,
+        bus.producer().unwrap(),
+        settings,
+        16,
+        shutdown,
+    ));
+
+    // The first record is held; then a malformed one; then 40 that finish in a shuffled order.
+    let alts: Vec<String> = (0..40)
+        .map(|i| format!("caption {}", "x".repeat(i)))
+        .collect();
+    let mut payloads: Vec<Bytes> = vec![
+        candidate("hold").to_bytes().into(),
+        Bytes::from_static(&[0xff, 0xff, 0xff, 0xff, 0x0f]),
+    ];
+    payloads.extend(alts.iter().map(|a| Bytes::from(candidate(a).to_bytes())));
+    let messages = payloads
+        .into_iter()
+        .map(|payload| OutMessage {
+            topic: Arc::from("in"),
+            key: Bytes::from_static(b"k"),
+            payload,
+        })
+        .collect();
+    bus.producer().unwrap().send_all(messages).await.unwrap();
+
+    // Everything but the held record comes out, more than the 16 in flight: polling went on.
+    let out: Vec<String> = drain(echoed.as_mut(), 40)
+        .await
+        .iter()
+        .map(|b| Candidate::from_bytes(b).unwrap().alt)
+        .collect();
+    assert_eq!(out.len(), 40);
+    assert_ne!(out, alts, "finished out of order");
+    let mut sorted = out.clone();
+    sorted.sort();
+    let mut want = alts.clone();
+    want.sort();
+    assert_eq!(sorted, want);
+    assert_eq!(drain(dead.as_mut(), 1).await.len(), 1);
+    // Nothing is committed past the held record: its offset (0) is the group's position.
+    assert_eq!(bus.outstanding(&["check".into()]), 42);
+
+    release.notify_one();
+    let held = drain(echoed.as_mut(), 1).await;
+    assert_eq!(Candidate::from_bytes(&held[0]).unwrap().alt, "hold");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while bus.outstanding(&["check".into()]) > 0 {
+        assert!(Instant::now() < deadline, "the echo stage never committed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stop.send(true).unwrap();
+    task.await.unwrap().unwrap();
 }

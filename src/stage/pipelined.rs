@@ -17,20 +17,17 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use futures::FutureExt;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use super::runner::{RunnerSettings, dead_letter, produce};
+use super::runner::{LAG_INTERVAL, RunnerSettings, dead_letter, produce};
 use super::{Emitter, Input, Pipelined, StageError};
 use crate::bus::{Consumer, Producer};
 use crate::metrics::StageMetrics;
 use crate::record::Record;
-
-/// How often consumer lag is exported.
-const LAG_INTERVAL: Duration = Duration::from_secs(5);
 
 /// One record in flight: where it came from and when it was polled.
 struct Ticket {

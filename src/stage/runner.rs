@@ -18,7 +18,7 @@ use crate::metrics::StageMetrics;
 use crate::record::{DeadLetter, Record};
 
 /// How often consumer lag is exported.
-const LAG_INTERVAL: Duration = Duration::from_secs(5);
+pub(super) const LAG_INTERVAL: Duration = Duration::from_secs(5);
 
 /// Where a stage reads and writes, and how it batches.
 #[derive(Clone)]
