@@ -9,6 +9,7 @@
 #   scripts/bench_long_tail.sh                 # N=2000
 #   N=500 SKIP_IMG2DATASET=1 scripts/bench_long_tail.sh
 #   BIN=/tmp/altflow-old scripts/bench_long_tail.sh   # another build (nothing is built)
+#   MIX=fast ONLY=relaxed scripts/bench_long_tail.sh  # every answer in 20–100 ms; one altflow run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-2000}
@@ -23,7 +24,7 @@ server=""
 trap '[ -n "$server" ] && kill $server 2>/dev/null; rm -rf "$work"' EXIT
 port=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])")
 web="python3 scripts/long_tail_web.py"
-$web plan --dir "$work" --images "$N" --port "$port"
+$web plan --dir "$work" --images "$N" --port "$port" --mix "${MIX:-long-tail}"
 
 # A fresh server for each run: a URL answers 429 only on its first request.
 start_server() {
@@ -74,8 +75,8 @@ TOML
 }
 
 $web ideal --plan "$work/plan.json" --concurrency 64 --per-host 64 --delay 0
-run_altflow default 16 2 500
-run_altflow relaxed 64 64 0
+[ "${ONLY:-default}" = default ] && run_altflow default 16 2 500
+[ "${ONLY:-relaxed}" = relaxed ] && run_altflow relaxed 64 64 0
 
 if [ -z "${SKIP_IMG2DATASET:-}" ]; then
   for threads in 64 16; do
