@@ -451,7 +451,7 @@ mod tests {
         let config = ScoreConfig {
             glove: Some(glove),
             batch_size: 2,
-            max_wait: Duration::from_millis(400),
+            max_wait: Duration::from_secs(1),
             ..Default::default()
         };
         let mut stage = ScoreStage::from_config(&config, Arc::from("scored")).unwrap();
