@@ -1,7 +1,8 @@
 //! The crawl stage: visits pages from the frontier, emits image candidates and new links.
 //!
-//! This crawler is the minimum a real run needs: fetch a page (through the guarded client),
-//! take its `<img>` elements with alt text, and follow links on the same host up to `crawl.max_depth`.
+//! A page is fetched through [`Web`] (guarded client, robots, the host's politeness queue) and
+//! extracted on its own task; the stage takes its `<img>` elements with alt text and follows links in
+//! scope up to `crawl.max_depth`. Pages of many hosts are in flight at once ([`Pipelined`]).
 //! Frontier messages are keyed by host so that one member owns a host.
 
 use std::sync::Arc;
