@@ -19,11 +19,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
-use futures::FutureExt;
 use tokio::sync::watch;
-use tokio::task::JoinSet;
+use tokio::task::{JoinError, JoinSet};
 
-use super::runner::{LAG_INTERVAL, RunnerSettings, dead_letter, produce};
+use super::runner::{RunnerSettings, dead_letter, export_lag, produce, take_revoked};
 use super::{Emitter, Input, Pipelined, StageError};
 use crate::bus::{Consumer, Producer};
 use crate::metrics::StageMetrics;
@@ -126,8 +125,9 @@ impl Offsets {
     }
 }
 
-/// What a job's task hands back: its ticket and the work's result, or the panic's message.
-type Joined<D> = (Ticket, Result<D, String>);
+/// What a job's task hands back: its ticket and the work's result (or why the task ended without
+/// one: a panic).
+type Joined<D> = Result<(Ticket, D), JoinError>;
 
 /// Runs `stage` on `consumer` with up to `max_in_flight` records in flight, until `shutdown` turns
 /// true; then finishes what is in flight and leaves the group.
@@ -140,13 +140,9 @@ pub async fn run_pipelined<S: Pipelined>(
     mut shutdown: watch::Receiver<bool>,
 ) -> Result<(), StageError> {
     let metrics = StageMetrics::new(settings.stage);
-    let mut out = Emitter::new(
-        settings.stage,
-        settings.rejects_topic.clone(),
-        settings.retry_topic.clone(),
-    );
+    let mut out = settings.emitter();
     let mut offsets = Offsets::default();
-    let mut running: JoinSet<Joined<S::Done>> = JoinSet::new();
+    let mut running: JoinSet<(Ticket, S::Done)> = JoinSet::new();
     // Records whose outputs are in `out`, finished once those are acknowledged.
     let mut done: Vec<Ticket> = Vec::new();
     let mut last_lag = Instant::now();
@@ -163,22 +159,18 @@ pub async fn run_pipelined<S: Pipelined>(
                 biased;
                 _ = shutdown.changed() => break,
                 Some(joined) = running.join_next(), if !running.is_empty() => {
-                    let joined = joined.map_err(|e| StageError::Panicked(e.to_string()))?;
                     finish(&mut stage, joined, &offsets, &mut out, &mut done, &metrics)?;
                     // Take every other result that is ready, so one round trip acknowledges them.
                     while let Some(joined) = running.try_join_next() {
-                        let joined = joined.map_err(|e| StageError::Panicked(e.to_string()))?;
                         finish(&mut stage, joined, &offsets, &mut out, &mut done, &metrics)?;
                     }
                 }
                 polled = consumer.poll(room.min(settings.batch_size), settings.poll_timeout), if room > 0 => {
                     let mut polled = polled?;
-                    let revoked = consumer.take_revoked();
+                    let revoked = take_revoked(consumer.as_mut(), &mut polled);
                     if !revoked.is_empty() {
                         tracing::info!(stage = settings.stage, ?revoked, in_flight = running.len(), "partitions revoked; their records in flight are abandoned");
                         offsets.revoke(&revoked);
-                        let owned = consumer.assignment();
-                        polled.retain(|m| owned.iter().any(|(t, p)| *t == m.topic && *p == m.partition));
                     }
                     metrics.records_in(polled.len());
                     for message in polled {
@@ -201,13 +193,7 @@ pub async fn run_pipelined<S: Pipelined>(
                             None => done.push(ticket),
                             Some(work) => {
                                 metrics.records_in_flight(1);
-                                running.spawn(async move {
-                                    let result = std::panic::AssertUnwindSafe(work)
-                                        .catch_unwind()
-                                        .await
-                                        .map_err(panic_message);
-                                    (ticket, result)
-                                });
+                                running.spawn(async move { (ticket, work.await) });
                             }
                         }
                     }
@@ -215,17 +201,11 @@ pub async fn run_pipelined<S: Pipelined>(
             }
             acknowledge(&mut out, &mut done, &mut offsets, producer.as_ref(), &metrics).await?;
             offsets.store(consumer.as_mut()).inspect_err(|_| metrics.error("offset"))?;
-            if last_lag.elapsed() >= LAG_INTERVAL {
-                last_lag = Instant::now();
-                for lag in consumer.lag() {
-                    metrics.lag(&lag.topic, lag.partition, lag.lag);
-                }
-            }
+            export_lag(consumer.as_ref(), &metrics, &mut last_lag);
         }
 
         tracing::info!(stage = settings.stage, in_flight = running.len(), "draining");
         while let Some(joined) = running.join_next().await {
-            let joined = joined.map_err(|e| StageError::Panicked(e.to_string()))?;
             finish(&mut stage, joined, &offsets, &mut out, &mut done, &metrics)?;
         }
         acknowledge(&mut out, &mut done, &mut offsets, producer.as_ref(), &metrics).await?;
@@ -244,17 +224,18 @@ pub async fn run_pipelined<S: Pipelined>(
     Ok(())
 }
 
-/// Hands a finished job's result to the stage, unless its partition was revoked meanwhile.
+/// Hands a finished job's result to the stage, unless its partition was revoked meanwhile. A job
+/// that panicked stops the stage.
 fn finish<S: Pipelined>(
     stage: &mut S,
-    (ticket, result): Joined<S::Done>,
+    joined: Joined<S::Done>,
     offsets: &Offsets,
     out: &mut Emitter,
     done: &mut Vec<Ticket>,
     metrics: &StageMetrics,
 ) -> Result<(), StageError> {
     metrics.records_in_flight(-1);
-    let result = result.map_err(StageError::Panicked)?;
+    let (ticket, result) = joined.map_err(|e| StageError::Panicked(e.to_string()))?;
     if !offsets.current(&ticket) {
         return Ok(());
     }
@@ -279,14 +260,6 @@ async fn acknowledge(
         offsets.finished(&ticket);
     }
     Ok(())
-}
-
-fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a job panicked".into())
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use crate::metrics::StageMetrics;
 use crate::record::{DeadLetter, Record};
 
 /// How often consumer lag is exported.
-pub(super) const LAG_INTERVAL: Duration = Duration::from_secs(5);
+const LAG_INTERVAL: Duration = Duration::from_secs(5);
 
 /// Where a stage reads and writes, and how it batches.
 #[derive(Clone)]
@@ -37,6 +37,46 @@ pub struct RunnerSettings {
     pub poll_timeout: Duration,
 }
 
+impl RunnerSettings {
+    /// An emitter for this stage's outputs, rejections and retries.
+    pub(super) fn emitter(&self) -> Emitter {
+        Emitter::new(
+            self.stage,
+            self.rejects_topic.clone(),
+            self.retry_topic.clone(),
+        )
+    }
+}
+
+/// Partitions taken from this member since the last call, with the messages of them in `polled`
+/// dropped: they belong to the new owner now, and processing them here would race its replay
+/// (and, for the writer, its shard clean-up).
+pub(super) fn take_revoked(
+    consumer: &mut dyn Consumer,
+    polled: &mut Vec<Message>,
+) -> Vec<(Arc<str>, i32)> {
+    let revoked = consumer.take_revoked();
+    if !revoked.is_empty() {
+        let owned = consumer.assignment();
+        polled.retain(|m| {
+            owned
+                .iter()
+                .any(|(t, p)| *t == m.topic && *p == m.partition)
+        });
+    }
+    revoked
+}
+
+/// Exports the consumer's lag when `LAG_INTERVAL` has passed since `last`.
+pub(super) fn export_lag(consumer: &dyn Consumer, metrics: &StageMetrics, last: &mut Instant) {
+    if last.elapsed() >= LAG_INTERVAL {
+        *last = Instant::now();
+        for lag in consumer.lag() {
+            metrics.lag(&lag.topic, lag.partition, lag.lag);
+        }
+    }
+}
+
 /// Per input partition: the offset after the last message processed, and the offset last stored.
 #[derive(Default)]
 struct Progress {
@@ -53,11 +93,7 @@ pub async fn run_stage<S: Stage>(
     mut shutdown: watch::Receiver<bool>,
 ) -> Result<(), StageError> {
     let metrics = StageMetrics::new(settings.stage);
-    let mut out = Emitter::new(
-        settings.stage,
-        settings.rejects_topic.clone(),
-        settings.retry_topic.clone(),
-    );
+    let mut out = settings.emitter();
     let mut progress: HashMap<(Arc<str>, i32), Progress> = HashMap::new();
     let mut last_lag = Instant::now();
     stage.start().await?;
@@ -72,19 +108,11 @@ pub async fn run_stage<S: Stage>(
             _ = shutdown.changed() => break,
             polled = consumer.poll(settings.batch_size, settings.poll_timeout) => polled?,
         };
-        let revoked = consumer.take_revoked();
+        let revoked = take_revoked(consumer.as_mut(), &mut polled);
         if !revoked.is_empty() {
             tracing::info!(stage = settings.stage, ?revoked, "partitions revoked");
             stage.revoked(&revoked).await;
             progress.retain(|key, _| !revoked.contains(key));
-            // Messages read before the revocation belong to the new owner now: processing them
-            // here would race its replay (and, for the writer, its shard clean-up).
-            let owned = consumer.assignment();
-            polled.retain(|m| {
-                owned
-                    .iter()
-                    .any(|(t, p)| *t == m.topic && *p == m.partition)
-            });
         }
         let started = Instant::now();
         let had_input = !polled.is_empty();
@@ -127,12 +155,7 @@ pub async fn run_stage<S: Stage>(
         if had_input {
             metrics.batch_time(started.elapsed());
         }
-        if last_lag.elapsed() >= LAG_INTERVAL {
-            last_lag = Instant::now();
-            for lag in consumer.lag() {
-                metrics.lag(&lag.topic, lag.partition, lag.lag);
-            }
-        }
+        export_lag(consumer.as_ref(), &metrics, &mut last_lag);
     }
 
     tracing::info!(stage = settings.stage, "draining");
