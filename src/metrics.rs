@@ -161,6 +161,8 @@ pub struct StageMetrics {
     records_in: IntCounter,
     records_out: IntCounter,
     processing: Histogram,
+    record_wait: Histogram,
+    in_flight_records: IntGauge,
 }
 
 impl StageMetrics {
@@ -172,6 +174,8 @@ impl StageMetrics {
             records_in: m.records_in.with_label_values(&[stage]),
             records_out: m.records_out.with_label_values(&[stage]),
             processing: m.processing.with_label_values(&[stage]),
+            record_wait: m.record_wait.with_label_values(&[stage]),
+            in_flight_records: m.in_flight_records.with_label_values(&[stage]),
         }
     }
 
@@ -226,18 +230,12 @@ impl StageMetrics {
 impl StageMetrics {
     /// One record finished `waited` after it was polled.
     pub fn record_wait(&self, waited: Duration) {
-        metrics()
-            .record_wait
-            .with_label_values(&[self.stage])
-            .observe(waited.as_secs_f64());
+        self.record_wait.observe(waited.as_secs_f64());
     }
 
     /// The number of records in flight changed by `delta`.
     pub fn records_in_flight(&self, delta: i64) {
-        metrics()
-            .in_flight_records
-            .with_label_values(&[self.stage])
-            .add(delta);
+        self.in_flight_records.add(delta);
     }
 
     /// One shard of `bytes` written.
