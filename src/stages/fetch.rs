@@ -150,7 +150,7 @@ impl FetchStage {
 }
 
 /// A candidate whose download and processing are over.
-pub struct Fetched {
+pub struct Downloaded {
     topic: Arc<str>,
     candidate: Candidate,
     result: Result<Image, FetchError>,
@@ -163,7 +163,7 @@ async fn fetch(
     rules: Arc<ImageRules>,
     topic: Arc<str>,
     candidate: Candidate,
-) -> Fetched {
+) -> Downloaded {
     let result = match web.get(&candidate.image_url, config.max_image_bytes).await {
         Err(error) => Err(error),
         Ok(fetched) => cpu::run(move || process_image(&fetched.body, &config, &rules))
@@ -176,7 +176,7 @@ async fn fetch(
             })
             .map_err(FetchError::from),
     };
-    Fetched {
+    Downloaded {
         topic,
         candidate,
         result,
@@ -185,9 +185,9 @@ async fn fetch(
 
 impl Pipelined for FetchStage {
     type Input = Candidate;
-    type Done = Fetched;
+    type Done = Downloaded;
 
-    fn admit(&mut self, input: Input<Candidate>, _out: &mut Emitter) -> Option<Work<Fetched>> {
+    fn admit(&mut self, input: Input<Candidate>, _out: &mut Emitter) -> Option<Work<Downloaded>> {
         let (web, config, rules) = (self.web.clone(), self.config.clone(), self.rules.clone());
         Some(Box::pin(fetch(
             web,
@@ -198,8 +198,8 @@ impl Pipelined for FetchStage {
         )))
     }
 
-    fn complete(&mut self, done: Fetched, out: &mut Emitter) -> Result<(), StageError> {
-        let Fetched {
+    fn complete(&mut self, done: Downloaded, out: &mut Emitter) -> Result<(), StageError> {
+        let Downloaded {
             topic,
             candidate,
             result,

@@ -265,12 +265,9 @@ impl Pipelined for ScoreStage {
 
     fn admit(&mut self, input: Input<Scored>, _out: &mut Emitter) -> Option<Work<Done>> {
         let (reply, scored) = oneshot::channel();
-        let record = input.record;
-        if let Err(mpsc::error::SendError((record, _))) = self.batcher().send((record, reply)) {
-            // The batcher stopped (it panicked): the pair fails, and with it the stage.
-            let outcome = Err("the scoring batcher stopped".to_string());
-            return Some(Box::pin(async move { Done { record, outcome } }));
-        }
+        // Should the batcher have stopped (a panic), the reply is dropped with the pair, and the
+        // work below fails the stage.
+        let _ = self.batcher().send((input.record, reply));
         Some(Box::pin(async move {
             scored.await.unwrap_or_else(|_| Done {
                 record: Scored::default(),
