@@ -77,16 +77,7 @@ fn quickstart_pipeline_writes_shards_that_python_reads() {
         "no duplicate dropped:\n{funnel}"
     );
     // max_records = 8 with 15 samples over 4 partitions: several shards.
-    let tars = std::fs::read_dir(dir.path().join("out"))
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .path()
-                .extension()
-                .is_some_and(|x| x == "tar")
-        })
-        .count();
+    let tars = common::tar_count(&dir.path().join("out"));
     assert!(tars >= 2, "expected several shards, got {tars}");
     let inspected = altflow()
         .arg("inspect")
@@ -362,22 +353,8 @@ fn stage_processes_on_kafka_match_the_embedded_run_across_a_writer_kill() {
     common::stdout_of(altflow().args(["seed", "--pipeline", pipeline]));
 
     // Kill the writer as soon as it has written its first shard.
-    let tars = |out: &Path| -> usize {
-        std::fs::read_dir(out)
-            .map(|d| {
-                d.filter(|e| {
-                    e.as_ref()
-                        .unwrap()
-                        .file_name()
-                        .to_string_lossy()
-                        .ends_with(".tar")
-                })
-                .count()
-            })
-            .unwrap_or(0)
-    };
     let deadline = Instant::now() + Duration::from_secs(120);
-    while tars(&out) == 0 {
+    while common::tar_count(&out) == 0 {
         assert!(
             Instant::now() < deadline,
             "no shard written:\n{}",
@@ -387,7 +364,7 @@ fn stage_processes_on_kafka_match_the_embedded_run_across_a_writer_kill() {
     }
     writer.child.kill().unwrap(); // SIGKILL
     writer.child.wait().unwrap();
-    let written_before_kill = tars(&out);
+    let written_before_kill = common::tar_count(&out);
     let mut writer = common::Proc::spawn(
         "write-again",
         dir,

@@ -264,29 +264,15 @@ fn killing_a_fetch_member_and_a_writer_on_kafka_loses_and_duplicates_nothing() {
         ]),
     );
 
-    let shards = || {
-        std::fs::read_dir(&out)
-            .map(|d| {
-                d.filter(|e| {
-                    e.as_ref()
-                        .unwrap()
-                        .path()
-                        .extension()
-                        .is_some_and(|x| x == "tar")
-                })
-                .count()
-            })
-            .unwrap_or(0)
-    };
     // Mid-stream: a few shards written, most images still to come.
     common::wait_for("the first shards", Duration::from_secs(120), || {
-        shards() >= 6
+        common::tar_count(&out) >= 6
     });
     fetch.child.kill().unwrap(); // SIGKILL
     writer.child.kill().unwrap();
     fetch.child.wait().unwrap();
     writer.child.wait().unwrap();
-    let at_kill = shards();
+    let at_kill = common::tar_count(&out);
     assert!(at_kill * 4 < images, "killed too late: {at_kill} shards");
 
     let deadline = Instant::now() + Duration::from_secs(180);

@@ -421,3 +421,19 @@ pub fn check_shards(out: &Path) -> Result<BTreeSet<String>, String> {
         .map(|k| k.as_str().unwrap().to_string())
         .collect())
 }
+
+/// How many tar shards lie directly in `out` (0 while it does not exist).
+pub fn tar_count(out: &Path) -> usize {
+    std::fs::read_dir(out)
+        .map(|d| {
+            d.filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "tar")
+            })
+            .count()
+        })
+        .unwrap_or(0)
+}
