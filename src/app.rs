@@ -23,6 +23,7 @@ use crate::stages::failures::FailuresStage;
 use crate::stages::fetch::FetchStage;
 use crate::stages::filter::FilterStage;
 use crate::stages::host_key;
+use crate::stages::qgen::QgenStage;
 use crate::stages::retry::RetryStage;
 use crate::stages::score::ScoreStage;
 use crate::web::Web;
@@ -333,6 +334,12 @@ pub fn spawn_stage(
         StageName::Dedup => {
             let s = DedupStage::from_config(pipeline.dedup.clone(), output)
                 .map_err(|e| fail(e.into()))?;
+            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+        }
+        StageName::Qgen => {
+            let generator =
+                crate::qgen::Generator::from_config(&pipeline.qgen).map_err(|e| fail(e.into()))?;
+            let s = QgenStage::new(generator, output);
             tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
         }
         StageName::Retry => {

@@ -76,6 +76,8 @@ pub enum StageName {
     /// Keeps one text per image, drops texts shared by too many images, exact and near duplicates
     /// and test-set images.
     Dedup,
+    /// Generates visual questions and answers from the caption (VQ2A, seed 002).
+    Qgen,
     /// Writes WebDataset shards and Parquet indexes.
     Write,
     /// Sends transiently failed records back to their stage after a backoff.
@@ -86,12 +88,13 @@ pub enum StageName {
 
 impl StageName {
     /// Every stage, in dataflow order.
-    pub const ALL: [StageName; 8] = [
+    pub const ALL: [StageName; 9] = [
         StageName::Crawl,
         StageName::Filter,
         StageName::Fetch,
         StageName::Score,
         StageName::Dedup,
+        StageName::Qgen,
         StageName::Write,
         StageName::Retry,
         StageName::Failures,
@@ -105,6 +108,7 @@ impl StageName {
             StageName::Fetch => "fetch",
             StageName::Score => "score",
             StageName::Dedup => "dedup",
+            StageName::Qgen => "qgen",
             StageName::Write => "write",
             StageName::Retry => "retry",
             StageName::Failures => "failures",
@@ -119,6 +123,7 @@ impl StageName {
             StageName::Fetch => "pairs",
             StageName::Score => "scored",
             StageName::Dedup => "unique",
+            StageName::Qgen => "samples",
             StageName::Write => "shards",
             // The retry stage sends each record back to the topic it came from.
             StageName::Retry => "retry",
@@ -180,6 +185,9 @@ pub struct Pipeline {
     /// The dedup stage (aggregation of texts per image, duplicates, test sets).
     #[serde(default)]
     pub dedup: DedupConfig,
+    /// The question-generation stage.
+    #[serde(default)]
+    pub qgen: QgenConfig,
     /// Retries of transient failures (crawl and fetch).
     #[serde(default)]
     pub retry: RetryConfig,
@@ -819,6 +827,119 @@ fn default_select_window() -> u64 {
     100_000
 }
 
+/// The `[qgen]` table: visual questions and answers from captions (seed 002, VQ2A).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QgenConfig {
+    /// At most this many Q/A per caption, spread over the answer types (a yes/no pair counts two).
+    #[serde(default = "default_max_questions")]
+    pub max_questions: usize,
+    /// The round trip keeps a Q/A when answering the question on the caption gives the answer back
+    /// with at least this token F1 (seed 002 §3.3: 0.54).
+    #[serde(default = "default_min_f1")]
+    pub min_f1: f32,
+    /// A file of allowed answers, one per line (VQ2A kept the 5,971 answers of VQA2.0, GQA and
+    /// OK-VQA); compared after SQuAD normalisation. Relative to the pipeline file. All answers when
+    /// unset.
+    pub answer_vocabulary: Option<PathBuf>,
+    /// "How many" questions of earlier captions kept (a uniform sample of the stream) to ask of
+    /// later ones with the answer 0.
+    #[serde(default = "default_zero_reservoir")]
+    pub zero_reservoir: usize,
+    /// A T5 question-generation checkpoint in Hugging Face layout (`config.json`,
+    /// `model.safetensors`, `tokenizer.json`), prompted with "answer: A context: C". Transformation
+    /// rules write the questions when unset. Relative to the pipeline file.
+    pub qg_model: Option<PathBuf>,
+    /// A T5 question-answering checkpoint for the round trip, prompted with "question: Q context:
+    /// C". The lexical reader answers when unset. Relative to the pipeline file.
+    pub qa_model: Option<PathBuf>,
+    /// Beams of the models' search (1: greedy).
+    #[serde(default = "default_num_beams")]
+    pub num_beams: usize,
+    /// Longest generated question or answer, in tokens.
+    #[serde(default = "default_max_new_tokens")]
+    pub max_new_tokens: usize,
+    /// Prompts run through a model together.
+    #[serde(default = "default_qgen_batch")]
+    pub batch_size: usize,
+}
+
+impl Default for QgenConfig {
+    fn default() -> Self {
+        Self {
+            max_questions: default_max_questions(),
+            min_f1: default_min_f1(),
+            answer_vocabulary: None,
+            zero_reservoir: default_zero_reservoir(),
+            qg_model: None,
+            qa_model: None,
+            num_beams: default_num_beams(),
+            max_new_tokens: default_max_new_tokens(),
+            batch_size: default_qgen_batch(),
+        }
+    }
+}
+
+fn default_max_questions() -> usize {
+    8
+}
+fn default_min_f1() -> f32 {
+    0.54
+}
+fn default_zero_reservoir() -> usize {
+    1000
+}
+fn default_num_beams() -> usize {
+    1
+}
+fn default_max_new_tokens() -> usize {
+    32
+}
+fn default_qgen_batch() -> usize {
+    16
+}
+
+impl QgenConfig {
+    fn resolve_paths(&mut self, dir: &Path) {
+        for path in [
+            &mut self.answer_vocabulary,
+            &mut self.qg_model,
+            &mut self.qa_model,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if path.is_relative() {
+                *path = dir.join(&*path);
+            }
+        }
+    }
+
+    fn problems(&self, check: &mut impl FnMut(bool, &str, &str)) {
+        check(
+            self.max_questions >= 1,
+            "qgen.max_questions",
+            "must be at least 1",
+        );
+        check(
+            (0.0..=1.0).contains(&self.min_f1),
+            "qgen.min_f1",
+            "must be between 0 and 1",
+        );
+        check(self.num_beams >= 1, "qgen.num_beams", "must be at least 1");
+        check(
+            self.max_new_tokens >= 1,
+            "qgen.max_new_tokens",
+            "must be at least 1",
+        );
+        check(
+            self.batch_size >= 1,
+            "qgen.batch_size",
+            "must be at least 1",
+        );
+    }
+}
+
 /// The `[dedup]` table. Values the seeds do not give are altflow's choices.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -1046,6 +1167,7 @@ impl Pipeline {
             }
         }
         self.score.resolve_paths(dir);
+        self.qgen.resolve_paths(dir);
         for file in &mut self.dedup.test_sets {
             if file.is_relative() {
                 *file = dir.join(&*file);
@@ -1081,6 +1203,7 @@ impl Pipeline {
             "must be in dataflow order (crawl, filter, fetch, score, dedup, write, retry, failures) without repeats",
         );
         self.score.problems(&mut check);
+        self.qgen.problems(&mut check);
         check(
             self.bus.partitions >= 1,
             "bus.partitions",

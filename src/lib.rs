@@ -18,6 +18,7 @@ pub mod config;
 pub mod filter;
 pub mod imaging;
 pub mod metrics;
+pub mod qgen;
 pub mod reason;
 pub mod record;
 pub mod score;

@@ -114,6 +114,20 @@ enum Command {
         #[arg(long)]
         pipeline: Option<PathBuf>,
     },
+    /// Generate visual questions and answers from captions read as JSON lines on stdin (`text`);
+    /// print one JSON line per input, in order: `qa`, a list of `question`, `answer`,
+    /// `answer_type`, `source` and `f1` (the round trip's token F1).
+    Qgen {
+        /// Pipeline file whose `[qgen]` table to use.
+        #[arg(long)]
+        pipeline: Option<PathBuf>,
+        /// T5 question-generation checkpoint (Hugging Face layout); rules when absent.
+        #[arg(long)]
+        qg_model: Option<PathBuf>,
+        /// T5 question-answering checkpoint for the round trip; the lexical reader when absent.
+        #[arg(long)]
+        qa_model: Option<PathBuf>,
+    },
     /// Print the SHA-256 and the perceptual hash of image files, as the fetch stage computes them,
     /// one `SHA256 PHASH PATH` line each: the lines of a test-set file for `[dedup] test_sets`.
     Hash {
@@ -325,6 +339,29 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
         },
         Command::Presets => print_presets(),
         Command::Filter { preset, pipeline } => filter_stdin(preset, pipeline)?,
+        Command::Qgen {
+            pipeline,
+            qg_model,
+            qa_model,
+        } => {
+            let mut config = match &pipeline {
+                Some(path) => Pipeline::load(path)?.qgen,
+                None => altflow::config::QgenConfig::default(),
+            };
+            if qg_model.is_some() {
+                config.qg_model = qg_model;
+            }
+            if qa_model.is_some() {
+                config.qa_model = qa_model;
+            }
+            let mut generator = altflow::qgen::Generator::from_config(&config)?;
+            answer_json_lines("text", |text, _| {
+                match generator.generate_batch(&[text.to_string()]) {
+                    Ok(mut outcomes) => serde_json::json!({"qa": outcomes.remove(0).qa}),
+                    Err(e) => serde_json::json!({"error": e.to_string()}),
+                }
+            })?
+        }
         Command::Hash { files, max_side } => {
             for file in files {
                 let (sha256, phash) = altflow::stages::dedup::hash_image_file(&file, max_side)

@@ -29,6 +29,8 @@ struct Metrics {
     http_hosts_queued: IntGaugeVec,
     shards: IntCounter,
     shard_bytes: IntCounter,
+    qa: IntCounterVec,
+    qa_dropped: IntCounterVec,
 }
 
 fn metrics() -> &'static Metrics {
@@ -134,6 +136,16 @@ fn metrics() -> &'static Metrics {
             "Shards written to the object store.",
         );
         let shard_bytes = plain("shard_bytes_written_total", "Bytes of tar shards written.");
+        let qa = counter(
+            "qa_total",
+            "Question–answer pairs kept, by answer type.",
+            &["answer_type"],
+        );
+        let qa_dropped = counter(
+            "qa_dropped_total",
+            "Questions written and not kept, by why: round_trip, vocabulary, over_limit.",
+            &["reason"],
+        );
         Metrics {
             registry,
             records_in,
@@ -150,6 +162,8 @@ fn metrics() -> &'static Metrics {
             http_hosts_queued,
             shards,
             shard_bytes,
+            qa,
+            qa_dropped,
         }
     })
 }
@@ -278,6 +292,39 @@ impl WebMetrics {
     pub fn hosts_queued(&self, delta: i64) {
         self.hosts_queued.add(delta);
     }
+}
+
+/// Counts question–answer pairs kept, by answer type, and dropped, by reason.
+pub fn questions(kept_by_type: &[(&str, u64)], dropped: &[(&'static str, u64)]) {
+    let m = metrics();
+    for (t, n) in kept_by_type {
+        m.qa.with_label_values(&[*t]).inc_by(*n);
+    }
+    for (reason, n) in dropped {
+        if *n > 0 {
+            m.qa_dropped.with_label_values(&[*reason]).inc_by(*n);
+        }
+    }
+}
+
+/// Question–answer pairs kept so far in this process, by answer type.
+pub fn questions_by_type() -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for family in metrics().registry.gather() {
+        if family.name() != "altflow_qa_total" {
+            continue;
+        }
+        for metric in family.get_metric() {
+            let t = metric
+                .get_label()
+                .iter()
+                .find(|l| l.name() == "answer_type")
+                .map(|l| l.value().to_string())
+                .unwrap_or_default();
+            out.insert(t, metric.get_counter().get_value() as u64);
+        }
+    }
+    out
 }
 
 /// Shards and tar bytes written so far in this process.

@@ -174,6 +174,13 @@ pub struct Image {
     pub phash: u64,
 }
 
+/// A candidate's sample id and image URL (empty without one).
+fn id_and_url(candidate: Option<&Candidate>) -> (String, String) {
+    candidate
+        .map(|c| (c.id.clone(), c.image_url.clone()))
+        .unwrap_or_default()
+}
+
 /// A candidate whose image was downloaded and passed the image rules.
 #[derive(Clone, PartialEq, Message)]
 pub struct Pair {
@@ -217,10 +224,7 @@ impl Record for Scored {
 impl Scored {
     /// The sample id and image URL, for rejections (empty without a candidate).
     pub fn id_and_url(&self) -> (String, String) {
-        self.candidate
-            .as_ref()
-            .map(|c| (c.id.clone(), c.image_url.clone()))
-            .unwrap_or_default()
+        id_and_url(self.candidate.as_ref())
     }
 }
 
@@ -245,6 +249,30 @@ pub struct Sample {
     /// The image's normalised CLIP embedding, see [`Scored::embedding`].
     #[prost(float, repeated, tag = "6")]
     pub embedding: Vec<f32>,
+    /// Visual questions and answers generated from the caption (the `qgen` stage).
+    #[prost(message, repeated, tag = "7")]
+    pub qa: Vec<Qa>,
+}
+
+/// A question about the image, with its answer, generated from the caption (seed 002, VQ2A).
+#[derive(Clone, PartialEq, Message, serde::Serialize)]
+pub struct Qa {
+    /// The question, ending in "?".
+    #[prost(string, tag = "1")]
+    pub question: String,
+    /// The answer: a span of the caption (numbers as digits), "yes", "no" or "0".
+    #[prost(string, tag = "2")]
+    pub answer: String,
+    /// What kind of answer: object, person, location, color, count, activity, boolean.
+    #[prost(string, tag = "3")]
+    pub answer_type: String,
+    /// Which candidate extraction found the answer: noun_phrase, pos_span, parse_span, phrase,
+    /// boolean, how_many_zero.
+    #[prost(string, tag = "4")]
+    pub source: String,
+    /// Token F1 between the answer and the round trip's answer to the question.
+    #[prost(float, tag = "5")]
+    pub f1: f32,
 }
 
 impl Record for Sample {
@@ -255,6 +283,11 @@ impl Sample {
     /// The sample id (empty when the record carries no candidate).
     pub fn id(&self) -> &str {
         self.candidate.as_ref().map_or("", |c| c.id.as_str())
+    }
+
+    /// The sample id and image URL, for rejections (empty without a candidate).
+    pub fn id_and_url(&self) -> (String, String) {
+        id_and_url(self.candidate.as_ref())
     }
 
     /// The caption to train on: the sample's caption if a later stage set one, else the filter's

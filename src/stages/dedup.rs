@@ -28,7 +28,7 @@ use crate::bounded::{BoundedSet, NearIndex};
 use crate::config::DedupConfig;
 use crate::filter::sketch::CountMinSketch;
 use crate::reason::Reason;
-use crate::record::Scored;
+use crate::record::Sample;
 use crate::stage::held::Held;
 use crate::stage::{Emitter, Input, Stage, StageError};
 
@@ -143,7 +143,7 @@ pub struct DedupStage {
     output: Arc<str>,
     test_sets: TestSets,
     /// Pairs of each partition waiting for their window to close.
-    held: Held<Vec<Scored>>,
+    held: Held<Vec<Sample>>,
     kept: BoundedSet<[u8; 32]>,
     near: NearIndex,
     texts: CountMinSketch,
@@ -170,7 +170,7 @@ impl DedupStage {
     }
 
     /// The score that ranks an image's texts.
-    fn score(&self, pair: &Scored) -> f32 {
+    fn score(&self, pair: &Sample) -> f32 {
         let candidate = pair.candidate.as_ref();
         if self.config.score == "dominance" {
             return candidate.map_or(0.0, |c| c.dominance);
@@ -187,7 +187,7 @@ impl DedupStage {
             return;
         };
         // Each live pair with its image hash and the text it is compared by (computed once).
-        let mut live: Vec<(Scored, [u8; 32], String)> = Vec::with_capacity(window.len());
+        let mut live: Vec<(Sample, [u8; 32], String)> = Vec::with_capacity(window.len());
         for pair in window {
             let (id, url) = pair.id_and_url();
             let Some(image) = pair.image.as_ref().filter(|_| pair.candidate.is_some()) else {
@@ -232,7 +232,7 @@ impl DedupStage {
 
         // The texts of each image, in order of the image's first pair.
         let mut order: Vec<[u8; 32]> = Vec::new();
-        let mut by_image: HashMap<[u8; 32], Vec<Scored>> = HashMap::new();
+        let mut by_image: HashMap<[u8; 32], Vec<Sample>> = HashMap::new();
         for (pair, sha, text) in live {
             if let Some(&count) = shared.get(&text) {
                 let (id, url) = pair.id_and_url();
@@ -304,8 +304,8 @@ impl DedupStage {
     }
 
     /// Index of the best-scored pair: highest score, then most words, then the first.
-    fn best(&self, pairs: &[Scored]) -> usize {
-        let rank = |p: &Scored| {
+    fn best(&self, pairs: &[Sample]) -> usize {
+        let rank = |p: &Sample| {
             let words = p
                 .candidate
                 .as_ref()
@@ -325,7 +325,7 @@ impl DedupStage {
 
 /// The description a text is compared by: the page's alt text, lower case, white space collapsed
 /// (not the filter's transformed caption, whose name tokens would make different texts equal).
-fn text_key(pair: &Scored) -> String {
+fn text_key(pair: &Sample) -> String {
     let alt = pair.candidate.as_ref().map_or("", |c| c.alt.as_str());
     alt.split_whitespace()
         .map(str::to_lowercase)
@@ -335,11 +335,11 @@ fn text_key(pair: &Scored) -> String {
 
 #[async_trait]
 impl Stage for DedupStage {
-    type Input = Scored;
+    type Input = Sample;
 
     async fn process(
         &mut self,
-        batch: Vec<Input<Scored>>,
+        batch: Vec<Input<Sample>>,
         out: &mut Emitter,
     ) -> Result<(), StageError> {
         let mut full = Vec::new();
@@ -397,8 +397,8 @@ mod tests {
     use super::*;
     use crate::record::{Candidate, Image, Record, Reject};
 
-    fn pair(url: &str, alt: &str, image: u8, phash: u64, dominance: f32) -> Scored {
-        Scored {
+    fn pair(url: &str, alt: &str, image: u8, phash: u64, dominance: f32) -> Sample {
+        Sample {
             candidate: Some(Candidate {
                 id: crate::record::sample_id(url, alt),
                 image_url: url.into(),
@@ -416,7 +416,7 @@ mod tests {
         }
     }
 
-    fn batch(pairs: Vec<Scored>) -> Vec<Input<Scored>> {
+    fn batch(pairs: Vec<Sample>) -> Vec<Input<Sample>> {
         pairs
             .into_iter()
             .enumerate()
@@ -433,7 +433,7 @@ mod tests {
     /// alt text.
     async fn run(
         stage: &mut DedupStage,
-        pairs: Vec<Scored>,
+        pairs: Vec<Sample>,
     ) -> (Vec<String>, Vec<(String, String)>) {
         let alts: HashMap<String, String> = pairs
             .iter()
@@ -452,7 +452,7 @@ mod tests {
         let mut rejected = Vec::new();
         for m in messages {
             if &*m.topic == "unique" {
-                let p = Scored::from_bytes(&m.payload).unwrap();
+                let p = Sample::from_bytes(&m.payload).unwrap();
                 let c = p.candidate.unwrap();
                 assert_eq!(
                     m.key.as_ref(),
@@ -525,7 +525,7 @@ mod tests {
             ..Default::default()
         });
         let spread = |i: u8| (i as u64) << (8 * (i % 8)) | (i as u64).rotate_left(29);
-        let mut pairs: Vec<Scored> = (1..=3)
+        let mut pairs: Vec<Sample> = (1..=3)
             .map(|i| {
                 pair(
                     &format!("http://x/{i}.jpg"),

@@ -5,6 +5,7 @@ pub mod dedup;
 pub mod failures;
 pub mod fetch;
 pub mod filter;
+pub mod qgen;
 pub mod retry;
 pub mod score;
 

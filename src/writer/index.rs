@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    Float32Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder, UInt32Builder,
-    UInt64Builder,
+    ArrayBuilder, Float32Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder,
+    StructBuilder, UInt32Builder, UInt64Builder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
@@ -50,7 +50,39 @@ pub fn schema() -> SchemaRef {
         DataType::List(Arc::new(Field::new_list_field(DataType::Utf8, true))),
         false,
     ));
+    // The qgen stage's questions (empty without it): `SELECT … FROM index, unnest(qa)` selects
+    // by answer type.
+    fields.push(Field::new(
+        "qa",
+        DataType::List(Arc::new(Field::new_list_field(
+            DataType::Struct(qa_fields()),
+            true,
+        ))),
+        false,
+    ));
     Arc::new(Schema::new(fields))
+}
+
+/// The fields of one question–answer pair in the index.
+fn qa_fields() -> Fields {
+    Fields::from(vec![
+        Field::new("question", DataType::Utf8, false),
+        Field::new("answer", DataType::Utf8, false),
+        Field::new("answer_type", DataType::Utf8, false),
+        Field::new("source", DataType::Utf8, false),
+        Field::new("f1", DataType::Float32, false),
+    ])
+}
+
+fn qa_builder() -> ListBuilder<StructBuilder> {
+    let builders: Vec<Box<dyn ArrayBuilder>> = vec![
+        Box::new(StringBuilder::new()),
+        Box::new(StringBuilder::new()),
+        Box::new(StringBuilder::new()),
+        Box::new(StringBuilder::new()),
+        Box::new(Float32Builder::new()),
+    ];
+    ListBuilder::new(StructBuilder::new(qa_fields(), builders))
 }
 
 /// Accumulates index rows for one shard.
@@ -75,6 +107,7 @@ pub struct IndexBuilder {
     source_offset: Int64Builder,
     scores: Vec<Float32Builder>,
     labels: ListBuilder<StringBuilder>,
+    qa: ListBuilder<StructBuilder>,
 }
 
 impl Default for IndexBuilder {
@@ -100,6 +133,7 @@ impl Default for IndexBuilder {
             source_offset: Int64Builder::new(),
             scores: SCORES.iter().map(|_| Float32Builder::new()).collect(),
             labels: ListBuilder::new(StringBuilder::new()),
+            qa: qa_builder(),
         }
     }
 }
@@ -145,6 +179,24 @@ impl IndexBuilder {
             self.labels.values().append_value(label);
         }
         self.labels.append(true);
+        let pairs = self.qa.values();
+        for qa in &sample.qa {
+            for (i, text) in [&qa.question, &qa.answer, &qa.answer_type, &qa.source]
+                .into_iter()
+                .enumerate()
+            {
+                pairs
+                    .field_builder::<StringBuilder>(i)
+                    .expect("qa field i is a string")
+                    .append_value(text);
+            }
+            pairs
+                .field_builder::<Float32Builder>(4)
+                .expect("qa field 4 is f1")
+                .append_value(qa.f1);
+            pairs.append(true);
+        }
+        self.qa.append(true);
     }
 
     /// Encodes the rows as a Parquet file.
@@ -173,6 +225,7 @@ impl IndexBuilder {
             columns.push(Arc::new(builder.finish()));
         }
         columns.push(Arc::new(self.labels.finish()));
+        columns.push(Arc::new(self.qa.finish()));
         encode_parquet(RecordBatch::try_new(schema(), columns)?)
     }
 }

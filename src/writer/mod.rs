@@ -378,6 +378,12 @@ impl Stage for WriterStage {
                     .tar
                     .append(&format!("{id}.npy"), &npy_f32(&sample.embedding));
             }
+            if !sample.qa.is_empty() {
+                // A JSON list of {question, answer, answer_type, source, f1}, as WebDataset's
+                // `.json` decoder reads it.
+                let qa = serde_json::to_vec(&sample.qa).expect("JSON of plain values");
+                shard.tar.append(&format!("{id}.qa.json"), &qa);
+            }
             shard.index.push(
                 &sample,
                 &Placement {

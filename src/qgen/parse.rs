@@ -1,0 +1,602 @@
+//! A shallow parse of a caption: words with their coarse part of speech, grouped into chunks (noun
+//! phrases, prepositional phrases, verb groups), on top of the filter's Brill tagger and gazetteer.
+//!
+//! VQ2A (seed 002 §3.1) parses captions with spaCy's dependency parser. None is available here, so
+//! the structure a question needs is recovered from chunks instead:
+//! - a noun phrase is a maximal run of determiners, numbers, adjectives, participles and nouns that
+//!   ends in a noun (or is a pronoun, or a PERSON/LOC token); "a cup of coffee" is joined into one
+//!   phrase when the first noun is a quantity or container ("cup", "group", "pair");
+//! - a prepositional phrase is a preposition and the noun phrase after it;
+//! - a verb group is a run of auxiliaries, adverbs and verbs, with a particle after it ("picking up").
+//!
+//! What a dependency parse decides and this one does not: where a prepositional phrase attaches. A
+//! phrase after a verb's object is taken to modify the verb ("riding a horse | on a road"), which is
+//! right for most captions and wrong for "a man eating a slice of pizza with cheese".
+
+use foldhash::fast::RandomState;
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use super::words::{LOCATIVE, TIMES, is_worn_or_held};
+use crate::filter::entities::{Entity, Names};
+use crate::filter::pos::Tagger;
+use crate::filter::tokens::tokenize;
+
+/// The coarse part of speech of a word (Universal-Dependencies-like classes of the Penn tags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pos {
+    /// Determiner or possessive pronoun: a, the, his, this.
+    Det,
+    /// Cardinal number, in words or digits.
+    Num,
+    /// Adjective.
+    Adj,
+    /// Common or proper noun.
+    Noun,
+    /// Personal pronoun.
+    Pron,
+    /// Verb, any form.
+    Verb,
+    /// Adverb.
+    Adv,
+    /// Verb particle: up, down, off.
+    Particle,
+    /// Preposition or subordinating conjunction, and "to".
+    Adp,
+    /// Coordinating conjunction.
+    Conj,
+    /// Possessive ending 's.
+    Possessive,
+    /// Punctuation.
+    Punct,
+    /// Anything else (wh-words, existential "there", symbols, interjections).
+    Other,
+}
+
+impl Pos {
+    /// Open-class parts of speech (nouns, verbs, adjectives, adverbs), as VQ2A's POS spans start with.
+    pub fn is_open(self) -> bool {
+        matches!(self, Pos::Noun | Pos::Verb | Pos::Adj | Pos::Adv)
+    }
+}
+
+/// One word of a parsed caption.
+#[derive(Clone, Debug)]
+pub struct Word {
+    /// As written.
+    pub text: String,
+    /// Lower case.
+    pub lower: String,
+    /// Penn Treebank tag.
+    pub tag: &'static str,
+    /// Coarse part of speech.
+    pub pos: Pos,
+    /// The named entity the word belongs to, if any (a name from the gazetteer or a PERSON/LOC
+    /// token the filter substituted).
+    pub entity: Option<Entity>,
+}
+
+impl Word {
+    /// Whether the word is a plural noun (or a pronoun that takes "are").
+    pub fn is_plural(&self) -> bool {
+        matches!(self.tag, "NNS" | "NNPS") || matches!(self.lower.as_str(), "they" | "we" | "you")
+    }
+
+    /// Whether the word is a form of "be".
+    pub fn is_be(&self) -> bool {
+        BE.contains(&self.lower.as_str())
+    }
+}
+
+/// Forms of "be".
+const BE: [&str; 8] = ["is", "are", "was", "were", "be", "been", "being", "am"];
+
+/// What a chunk is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChunkKind {
+    /// Noun phrase.
+    Np,
+    /// Preposition and its noun phrase (`np` is the phrase's index).
+    Pp {
+        /// Index of the noun phrase chunk inside.
+        np: usize,
+    },
+    /// Auxiliaries, adverbs and verbs, and a particle.
+    Verb,
+    /// Anything else, one word at a time.
+    Other,
+}
+
+/// A run of words `start..end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    /// What it is.
+    pub kind: ChunkKind,
+    /// First word.
+    pub start: usize,
+    /// One past the last word.
+    pub end: usize,
+    /// The head word: a noun phrase's last noun, a verb group's main verb, a preposition.
+    pub head: usize,
+}
+
+/// A parsed caption.
+#[derive(Clone, Debug)]
+pub struct Parse {
+    /// The words.
+    pub words: Vec<Word>,
+    /// The chunks, in order, covering every word once. A prepositional phrase's noun phrase is
+    /// listed right after it (and inside it).
+    pub chunks: Vec<Chunk>,
+}
+
+/// Nouns that measure or hold what follows "of": "a cup of coffee" is one noun phrase.
+pub const QUANTITY_NOUNS: [&str; 24] = [
+    "bunch", "bowl", "box", "couple", "cup", "dozen", "flock", "glass", "group", "herd", "lot",
+    "lots", "number", "pair", "piece", "pile", "plate", "row", "set", "slice", "stack", "team",
+    "variety", "bottle",
+];
+
+/// Number words and their digits.
+pub const NUMBER_WORDS: [(&str, u32); 20] = [
+    ("one", 1),
+    ("two", 2),
+    ("three", 3),
+    ("four", 4),
+    ("five", 5),
+    ("six", 6),
+    ("seven", 7),
+    ("eight", 8),
+    ("nine", 9),
+    ("ten", 10),
+    ("eleven", 11),
+    ("twelve", 12),
+    ("thirteen", 13),
+    ("fourteen", 14),
+    ("fifteen", 15),
+    ("sixteen", 16),
+    ("twenty", 20),
+    ("thirty", 30),
+    ("forty", 40),
+    ("fifty", 50),
+];
+
+/// A number word or numeral as digits ("two" → "2"), if it is one.
+pub fn as_digits(word: &str) -> Option<String> {
+    let lower = word.to_ascii_lowercase();
+    if !lower.is_empty() && lower.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(lower);
+    }
+    NUMBER_WORDS
+        .iter()
+        .find(|(w, _)| *w == lower)
+        .map(|(_, n)| n.to_string())
+}
+
+fn coarse(tag: &str) -> Pos {
+    match tag {
+        "DT" | "PDT" | "PRP$" => Pos::Det,
+        "CD" => Pos::Num,
+        "JJ" | "JJR" | "JJS" => Pos::Adj,
+        "NN" | "NNS" | "NNP" | "NNPS" => Pos::Noun,
+        "PRP" => Pos::Pron,
+        "VB" | "VBD" | "VBG" | "VBN" | "VBP" | "VBZ" | "MD" => Pos::Verb,
+        "RB" | "RBR" | "RBS" => Pos::Adv,
+        "RP" => Pos::Particle,
+        "IN" | "TO" => Pos::Adp,
+        "CC" => Pos::Conj,
+        "POS" => Pos::Possessive,
+        "," | "." | ":" | "(" | ")" | "``" | "''" | "#" | "$" => Pos::Punct,
+        _ => Pos::Other,
+    }
+}
+
+/// Every tag name the tagger may give, interned so that words can hold `&'static str`.
+fn intern(tag: &str) -> &'static str {
+    static TAGS: OnceLock<HashSet<&'static str, RandomState>> = OnceLock::new();
+    let tags = TAGS.get_or_init(|| {
+        [
+            "CC", "CD", "DT", "EX", "FW", "IN", "JJ", "JJR", "JJS", "LS", "MD", "NN", "NNS", "NNP",
+            "NNPS", "PDT", "POS", "PRP", "PRP$", "RB", "RBR", "RBS", "RP", "SYM", "TO", "UH", "VB",
+            "VBD", "VBG", "VBN", "VBP", "VBZ", "WDT", "WP", "WP$", "WRB", ",", ".", ":", "(", ")",
+            "``", "''", "#", "$",
+        ]
+        .into_iter()
+        .collect()
+    });
+    tags.get(tag).copied().unwrap_or("XX")
+}
+
+/// Words the lexicon tags by their most frequent use, which captions rarely mean.
+fn retag(lower: &str, tag: &'static str, next: Option<&str>) -> &'static str {
+    match lower {
+        // "a man on a horse" — never a verb particle before a noun phrase in a caption.
+        "on" | "in" | "down" | "up" | "over" | "off" | "out" | "around" | "through"
+            if tag == "RP" && next.is_some_and(|n| matches!(n, "a" | "an" | "the")) =>
+        {
+            "IN"
+        }
+        // Colours are adjectives before a noun and in a predicate; the lexicon makes some nouns.
+        _ if tag == "NN" && is_color(lower) => "JJ",
+        _ => tag,
+    }
+}
+
+/// Colour words.
+pub const COLORS: [&str; 22] = [
+    "white",
+    "black",
+    "red",
+    "blue",
+    "green",
+    "yellow",
+    "orange",
+    "pink",
+    "purple",
+    "brown",
+    "gray",
+    "grey",
+    "silver",
+    "gold",
+    "golden",
+    "beige",
+    "tan",
+    "violet",
+    "maroon",
+    "navy",
+    "teal",
+    "turquoise",
+];
+
+/// Whether `lower` is a colour word.
+pub fn is_color(lower: &str) -> bool {
+    COLORS.contains(&lower)
+}
+
+/// Gerunds that make compound nouns with the noun after them: "living room", "parking lot".
+const GERUND_COMPOUNDS: [&str; 14] = [
+    "living", "dining", "swimming", "parking", "cutting", "waiting", "washing", "changing",
+    "meeting", "shopping", "baking", "frying", "sleeping", "boarding",
+];
+
+/// Parses `caption`.
+pub fn parse(caption: &str) -> Parse {
+    let tagger = Tagger::english();
+    // A capital at the start is the sentence's, not a name's ("Modern living room"), when the
+    // lexicon knows the word in lower case as something other than a proper noun.
+    let first_end = caption.find(char::is_whitespace).unwrap_or(caption.len());
+    let first = &caption[..first_end];
+    let lowered;
+    let caption = if first.chars().next().is_some_and(char::is_uppercase)
+        && first != "PERSON"
+        && first != "LOC"
+        && tagger
+            .lookup(&first.to_lowercase())
+            .is_some_and(|t| !tagger.name(t).starts_with("NNP"))
+        && Names::english()
+            .find(&tokenize(caption), tagger)
+            .first()
+            .is_none_or(|s| s.start > 0)
+    {
+        lowered = format!("{}{}", first.to_lowercase(), &caption[first_end..]);
+        lowered.as_str()
+    } else {
+        caption
+    };
+    let tokens = tokenize(caption);
+    let tags = tagger.tag_tokens(&tokens);
+    let mut entity = vec![None; tokens.len()];
+    for span in Names::english().find(&tokens, tagger) {
+        entity[span.start..span.end].fill(Some(span.entity));
+    }
+    let mut words: Vec<Word> = Vec::with_capacity(tokens.len());
+    for (i, token) in tokens.iter().enumerate() {
+        let lower = token.text.to_lowercase();
+        let next = tokens.get(i + 1).map(|t| t.text.to_ascii_lowercase());
+        let mut tag = retag(&lower, intern(tagger.name(tags[i])), next.as_deref());
+        // The filter's substitution tokens, bare or in angle brackets as ALT200M writes them.
+        let mut entity = entity[i];
+        match token.text {
+            "PERSON" => {
+                entity = Some(Entity::Person);
+                tag = "NNP";
+            }
+            "LOC" => {
+                entity = Some(Entity::Location);
+                tag = "NNP";
+            }
+            _ => {}
+        }
+        if as_digits(&lower).is_some() && tag != "CD" && lower != "one" {
+            tag = "CD";
+        }
+        if tag == "VBG"
+            && GERUND_COMPOUNDS.contains(&lower.as_str())
+            && next.is_some()
+            && tags
+                .get(i + 1)
+                .is_some_and(|t| tagger.name(*t).starts_with("NN"))
+        {
+            tag = "NN";
+        }
+        words.push(Word {
+            text: token.text.to_string(),
+            lower,
+            tag,
+            pos: coarse(tag),
+            entity,
+        });
+    }
+    // "<PERSON>": drop the brackets around substitution tokens so they read as one word.
+    let mut i = 0;
+    while i + 2 < words.len() {
+        if words[i].text == "<" && words[i + 2].text == ">" && words[i + 1].entity.is_some() {
+            words.remove(i + 2);
+            words.remove(i);
+        }
+        i += 1;
+    }
+    let chunks = chunk(&words);
+    Parse { words, chunks }
+}
+
+/// Whether word `i` can be inside a noun phrase before its head.
+fn premodifier(words: &[Word], i: usize) -> bool {
+    let w = &words[i];
+    match w.pos {
+        Pos::Det | Pos::Num | Pos::Adj | Pos::Noun => true,
+        // "a parked car", "a running dog": a participle between a determiner or adjective and a noun.
+        Pos::Verb => {
+            matches!(w.tag, "VBN" | "VBG")
+                && i > 0
+                && matches!(words[i - 1].pos, Pos::Det | Pos::Adj)
+                && words.get(i + 1).is_some_and(|n| n.pos == Pos::Noun)
+        }
+        // "black and white", between two colours.
+        Pos::Conj => {
+            i > 0
+                && is_color(&words[i - 1].lower)
+                && words.get(i + 1).is_some_and(|n| is_color(&n.lower))
+        }
+        // "the man's hat".
+        Pos::Possessive => true,
+        _ => false,
+    }
+}
+
+/// The noun phrase starting at `i`, as `(end, head)`, if one does.
+fn noun_phrase(words: &[Word], i: usize) -> Option<(usize, usize)> {
+    if words[i].pos == Pos::Pron {
+        return Some((i + 1, i));
+    }
+    let mut j = i;
+    let mut head = None;
+    while j < words.len() && premodifier(words, j) {
+        if words[j].pos == Pos::Noun {
+            head = Some(j);
+        }
+        // A possessive closes the owner's phrase and starts the owned one.
+        j += 1;
+    }
+    // The phrase ends at its last noun: "a red bus parked" stops before "parked"; adjectives after
+    // the last noun ("the sky blue") are not part of it.
+    let head = head?;
+    let mut end = head + 1;
+    // "a cup of coffee", "a group of people": one phrase, headed by the second noun.
+    if QUANTITY_NOUNS.contains(&words[head].lower.as_str())
+        && words.get(end).is_some_and(|w| w.lower == "of")
+        && end + 1 < words.len()
+        && let Some((end2, head2)) = noun_phrase(words, end + 1)
+    {
+        end = end2;
+        return Some((end, head2));
+    }
+    Some((end, head))
+}
+
+fn chunk(words: &[Word]) -> Vec<Chunk> {
+    let mut chunks = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = &words[i];
+        let preposition = preposition_len(words, i);
+        if preposition == 0
+            && let Some((end, head)) = noun_phrase(words, i)
+        {
+            chunks.push(Chunk {
+                kind: ChunkKind::Np,
+                start: i,
+                end,
+                head,
+            });
+            i = end;
+            continue;
+        }
+        if preposition > 0
+            && i + preposition < words.len()
+            && let Some((end, head)) = noun_phrase(words, i + preposition)
+        {
+            chunks.push(Chunk {
+                kind: ChunkKind::Pp {
+                    np: chunks.len() + 1,
+                },
+                start: i,
+                end,
+                head: i,
+            });
+            chunks.push(Chunk {
+                kind: ChunkKind::Np,
+                start: i + preposition,
+                end,
+                head,
+            });
+            i = end;
+            continue;
+        }
+        if w.pos == Pos::Verb {
+            let mut j = i;
+            let mut head = i;
+            while j < words.len() && matches!(words[j].pos, Pos::Verb | Pos::Adv) {
+                if words[j].pos == Pos::Verb {
+                    head = j;
+                }
+                j += 1;
+            }
+            if j < words.len() && words[j].pos == Pos::Particle {
+                j += 1;
+            }
+            chunks.push(Chunk {
+                kind: ChunkKind::Verb,
+                start: i,
+                end: j,
+                head,
+            });
+            i = j;
+            continue;
+        }
+        chunks.push(Chunk {
+            kind: ChunkKind::Other,
+            start: i,
+            end: i + 1,
+            head: i,
+        });
+        i += 1;
+    }
+    chunks
+}
+
+/// Prepositions of several words, as word sequences.
+const MULTIWORD_PREPOSITIONS: [&[&str]; 7] = [
+    &["next", "to"],
+    &["close", "to"],
+    &["in", "front", "of"],
+    &["on", "top", "of"],
+    &["out", "of"],
+    &["on", "the", "side", "of"],
+    &["in", "the", "middle", "of"],
+];
+
+/// The number of words of the preposition starting at `i`: several for "next to", one for a
+/// preposition, none otherwise.
+fn preposition_len(words: &[Word], i: usize) -> usize {
+    for p in MULTIWORD_PREPOSITIONS {
+        if words.len() >= i + p.len()
+            && words[i..i + p.len()]
+                .iter()
+                .zip(p)
+                .all(|(w, p)| w.lower == *p)
+        {
+            return p.len();
+        }
+    }
+    usize::from(words[i].pos == Pos::Adp)
+}
+
+impl Parse {
+    /// The words `start..end` joined by spaces, as the caption wrote them (numbers as digits when
+    /// `digits`).
+    pub fn text(&self, start: usize, end: usize, digits: bool) -> String {
+        let mut out = String::new();
+        for w in &self.words[start..end] {
+            if w.pos == Pos::Punct || w.pos == Pos::Possessive || w.text.starts_with('\'') {
+                out.push_str(&w.text);
+                continue;
+            }
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            match digits.then(|| as_digits(&w.lower)).flatten() {
+                Some(d) if w.pos == Pos::Num => out.push_str(&d),
+                _ => out.push_str(&w.text),
+            }
+        }
+        out
+    }
+
+    /// A place phrase's preposition in lower case (one or several words).
+    pub fn preposition(&self, pp: &Chunk) -> String {
+        let ChunkKind::Pp { np } = pp.kind else {
+            return String::new();
+        };
+        self.text(pp.start, self.chunks[np].start, false)
+            .to_lowercase()
+    }
+
+    /// Whether a prepositional phrase says where something is: a locative preposition, and not a
+    /// time ("at night"), a pronoun, or something worn or held ("in a suit", "on the phone").
+    pub fn is_location(&self, pp: &Chunk) -> bool {
+        let ChunkKind::Pp { np } = pp.kind else {
+            return false;
+        };
+        let head = &self.words[self.chunks[np].head];
+        LOCATIVE.contains(&self.preposition(pp).as_str())
+            && !TIMES.contains(&head.lower.as_str())
+            && head.pos != Pos::Pron
+            && !is_worn_or_held(&head.lower)
+    }
+
+    /// The words of chunk `c`.
+    pub fn chunk_text(&self, c: &Chunk) -> String {
+        self.text(c.start, c.end, true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunks(caption: &str) -> Vec<String> {
+        let p = parse(caption);
+        p.chunks
+            .iter()
+            .filter(|c| {
+                !matches!(c.kind, ChunkKind::Np) || {
+                    // inner noun phrases of prepositional phrases are shown with them
+                    !p.chunks.iter().any(|o| {
+                        matches!(o.kind, ChunkKind::Pp { .. })
+                            && o.start < c.start
+                            && c.end == o.end
+                    })
+                }
+            })
+            .map(|c| {
+                let kind = match c.kind {
+                    ChunkKind::Np => "NP",
+                    ChunkKind::Pp { .. } => "PP",
+                    ChunkKind::Verb => "V",
+                    ChunkKind::Other => "O",
+                };
+                format!("{kind}[{}]", p.chunk_text(c))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn chunks_captions() {
+        assert_eq!(
+            chunks("a man riding a horse on a dirt road"),
+            [
+                "NP[a man]",
+                "V[riding]",
+                "NP[a horse]",
+                "PP[on a dirt road]"
+            ]
+        );
+        assert_eq!(
+            chunks("Two dogs are playing in the snow"),
+            ["NP[2 dogs]", "V[are playing]", "PP[in the snow]"]
+        );
+        assert_eq!(
+            chunks("a cup of coffee next to a laptop"),
+            ["NP[a cup of coffee]", "PP[next to a laptop]"]
+        );
+        assert_eq!(
+            chunks("a black and white cat in front of the house"),
+            ["NP[a black and white cat]", "PP[in front of the house]"]
+        );
+        assert_eq!(
+            chunks("PERSON speaking at an event"),
+            ["NP[PERSON]", "V[speaking]", "PP[at an event]"]
+        );
+    }
+}

@@ -1,0 +1,283 @@
+//! The round trip without a QA model: a lexical reader answers a question on the caption, and the
+//! answer is compared with the candidate by SQuAD's token F1 (seed 002 §3.3 keeps a pair at
+//! F1 ≥ 0.54).
+//!
+//! The reader (written for this project, in the spirit of the sliding-window baselines of reading
+//! comprehension, Richardson et al. 2013):
+//! 1. The question's form decides the kind of answer: "is/are/does …" a yes/no, "how many" a
+//!    number, "what color" a colour, "where" a place phrase, "who" a phrase naming people,
+//!    "what … doing" an -ing verb with its object, other "what" a noun phrase.
+//! 2. Yes/no: "yes" when every content word of the question is in the caption (by lemma, numbers as
+//!    digits), else "no".
+//! 3. How many: the number in the caption's phrase whose noun is the question's noun; "1" when the
+//!    noun is there without a number; "0" when the caption never names it.
+//! 4. What color: the colours of the caption's phrase whose noun is the question's.
+//! 5. Otherwise, of the caption's phrases of the right kind that the question does not already
+//!    contain, the one closest to the caption words the question repeats (each repeated word adds
+//!    1 / (1 + distance)); ties go to the earlier phrase.
+//!
+//! It shares the parse with the rules, so it mostly agrees with them; what it catches is a question
+//! the caption does not answer with the candidate: another phrase of the same kind sits closer to
+//! the question's words, or the question lost the words that pin its answer down.
+
+use super::parse::{ChunkKind, Parse, Pos, as_digits, is_color, parse};
+use super::words::{is_person_noun, singular, verb_lemma};
+use crate::filter::tokens::tokenize;
+
+/// Lower case, punctuation and articles removed, whitespace collapsed: SQuAD's normalisation.
+pub fn normalize(text: &str) -> Vec<String> {
+    let lower: String = text
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c.is_whitespace() {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    lower
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "a" | "an" | "the"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// SQuAD's token F1 between a predicted and a reference answer (both normalised; two empty answers
+/// agree).
+pub fn token_f1(prediction: &str, reference: &str) -> f32 {
+    let p = normalize(prediction);
+    let r = normalize(reference);
+    if p.is_empty() || r.is_empty() {
+        return if p == r { 1.0 } else { 0.0 };
+    }
+    let mut remaining = r.clone();
+    let mut common = 0usize;
+    for w in &p {
+        if let Some(i) = remaining.iter().position(|x| x == w) {
+            remaining.swap_remove(i);
+            common += 1;
+        }
+    }
+    if common == 0 {
+        return 0.0;
+    }
+    let precision = common as f32 / p.len() as f32;
+    let recall = common as f32 / r.len() as f32;
+    2.0 * precision * recall / (precision + recall)
+}
+
+/// A word's key for matching question and caption: numbers as digits, nouns singular, verbs by
+/// lemma when known.
+fn key(word: &str) -> String {
+    let lower = word.to_lowercase();
+    if let Some(d) = as_digits(&lower) {
+        return d;
+    }
+    let s = singular(&lower);
+    match lower.strip_suffix("ing") {
+        Some(_) => lower,
+        None => verb_lemma(&s)
+            .filter(|l| l.len() + 3 >= s.len())
+            .unwrap_or(s),
+    }
+}
+
+/// Words that carry no content in a question.
+const FUNCTION: [&str; 24] = [
+    "is", "are", "was", "were", "does", "do", "did", "the", "a", "an", "there", "what", "who",
+    "where", "how", "many", "color", "doing", "have", "of", "to", "be", "this", "it",
+];
+
+/// The reader's answer to `question` on `caption` (already parsed), or `None` when it finds none.
+pub fn answer(question: &str, caption: &Parse) -> Option<String> {
+    let q: Vec<String> = tokenize(question)
+        .iter()
+        .filter(|t| t.is_word)
+        .map(|t| t.text.to_lowercase())
+        .collect();
+    let first = q.first()?.as_str();
+    let content: Vec<String> = q
+        .iter()
+        .filter(|w| !FUNCTION.contains(&w.as_str()))
+        .map(|w| key(w))
+        .collect();
+    let words = &caption.words;
+    let caption_keys: Vec<String> = words.iter().map(|w| key(&w.lower)).collect();
+    if matches!(first, "is" | "are" | "was" | "were" | "does" | "do" | "did") {
+        let all = content.iter().all(|c| caption_keys.contains(c));
+        return Some(if all { "yes" } else { "no" }.to_string());
+    }
+    if q.len() > 2 && first == "how" && q[1] == "many" {
+        // The counted noun: the last word before the verb.
+        let verb_at = q.iter().position(|w| matches!(w.as_str(), "are" | "is"))?;
+        let noun = singular(&q[verb_at - 1]);
+        let np = caption
+            .chunks
+            .iter()
+            .find(|c| c.kind == ChunkKind::Np && singular(&words[c.head].lower) == noun);
+        return Some(match np {
+            None => "0".to_string(),
+            Some(np) => words[np.start..np.head]
+                .iter()
+                .find_map(|w| (w.pos == Pos::Num).then(|| as_digits(&w.lower)).flatten())
+                .unwrap_or_else(|| "1".to_string()),
+        });
+    }
+    if q.len() > 2 && first == "what" && q[1] == "color" {
+        let noun = singular(q.last()?);
+        let head_at = words.iter().position(|w| singular(&w.lower) == noun)?;
+        // The colours before the noun, or the copula's after it ("the sky is blue").
+        let np = caption
+            .chunks
+            .iter()
+            .find(|c| c.kind == ChunkKind::Np && c.head == head_at)?;
+        let colours: Vec<usize> = (np.start..np.head)
+            .filter(|&i| is_color(&words[i].lower))
+            .chain(
+                (np.end..words.len())
+                    .take_while(|&i| {
+                        words[i].is_be() || is_color(&words[i].lower) || words[i].pos == Pos::Conj
+                    })
+                    .filter(|&i| is_color(&words[i].lower)),
+            )
+            .collect();
+        let (s, e) = (*colours.first()?, *colours.last()? + 1);
+        return Some(caption.text(s, e, true));
+    }
+    let doing = q.last().is_some_and(|w| w == "doing");
+    // Spans of the kind the question asks for.
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for (k, c) in caption.chunks.iter().enumerate() {
+        match (first, c.kind) {
+            ("where", ChunkKind::Pp { .. }) if caption.is_location(c) => {
+                spans.push((c.start, c.end));
+            }
+            ("who", ChunkKind::Np) => {
+                let head = &words[c.head];
+                if head.entity.is_some() || is_person_noun(&head.lower) {
+                    spans.push((c.start, coordinated_end(caption, k)));
+                }
+            }
+            ("what", ChunkKind::Verb) if doing && words[c.head].tag == "VBG" => {
+                let end = caption
+                    .chunks
+                    .get(k + 1)
+                    .filter(|n| n.kind == ChunkKind::Np)
+                    .map_or(c.end, |_| coordinated_end(caption, k + 1));
+                spans.push((c.head, end));
+            }
+            ("what", ChunkKind::Np) if !doing => {
+                spans.push((c.start, coordinated_end(caption, k)));
+            }
+            _ => {}
+        }
+    }
+    let anchors: Vec<usize> = caption_keys
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| content.contains(k))
+        .map(|(i, _)| i)
+        .collect();
+    let question_keys: Vec<&String> = content.iter().collect();
+    let mut best: Option<((usize, usize), f32)> = None;
+    for (s, e) in spans {
+        let inside = (s..e)
+            .filter(|&i| words[i].pos.is_open() || words[i].pos == Pos::Num)
+            .all(|i| question_keys.contains(&&caption_keys[i]));
+        if inside {
+            continue;
+        }
+        let score: f32 = anchors
+            .iter()
+            .filter(|&&a| a < s || a >= e)
+            .map(|&a| {
+                let d = if a < s { s - a } else { a + 1 - e };
+                1.0 / (1.0 + d as f32)
+            })
+            .sum();
+        if best.is_none_or(|(_, b)| score > b) {
+            best = Some(((s, e), score));
+        }
+    }
+    best.map(|((s, e), _)| caption.text(s, e, true))
+}
+
+/// The last word of the coordination of noun phrases starting at chunk `k`, plus one.
+fn coordinated_end(p: &Parse, k: usize) -> usize {
+    let mut last = k;
+    while last + 2 < p.chunks.len()
+        && p.chunks[last + 1].kind == ChunkKind::Other
+        && p.words[p.chunks[last + 1].start].pos == Pos::Conj
+        && p.chunks[last + 2].kind == ChunkKind::Np
+    {
+        last += 2;
+    }
+    p.chunks[last].end
+}
+
+/// Answers `question` on the caption text (parsing it).
+pub fn answer_text(question: &str, caption: &str) -> Option<String> {
+    answer(question, &parse(caption))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn squad_f1() {
+        assert_eq!(token_f1("a horse", "the horse"), 1.0);
+        assert_eq!(token_f1("dirt road", "a dirt road."), 1.0);
+        assert!((token_f1("on a dirt road", "a dirt road") - 0.8).abs() < 1e-6);
+        assert_eq!(token_f1("cat", "dog"), 0.0);
+        assert_eq!(token_f1("", ""), 1.0);
+    }
+
+    #[test]
+    fn reads_captions() {
+        let c = "a man riding a horse on a dirt road";
+        assert_eq!(
+            answer_text("What is the man riding?", c).as_deref(),
+            Some("a horse")
+        );
+        assert_eq!(
+            answer_text("Who is riding a horse?", c).as_deref(),
+            Some("a man")
+        );
+        assert_eq!(
+            answer_text("Where is the man riding a horse?", c).as_deref(),
+            Some("on a dirt road")
+        );
+        assert_eq!(
+            answer_text("What is the man doing?", c).as_deref(),
+            Some("riding a horse")
+        );
+        assert_eq!(
+            answer_text("Is the man riding a horse?", c).as_deref(),
+            Some("yes")
+        );
+        assert_eq!(
+            answer_text("Is the man riding a camel?", c).as_deref(),
+            Some("no")
+        );
+        assert_eq!(
+            answer_text("How many dogs are there?", c).as_deref(),
+            Some("0")
+        );
+        let c = "two dogs and a red ball in the snow";
+        assert_eq!(
+            answer_text("How many dogs are there?", c).as_deref(),
+            Some("2")
+        );
+        assert_eq!(
+            answer_text("What color is the ball?", c).as_deref(),
+            Some("red")
+        );
+        assert_eq!(
+            answer_text("What color is the sky?", "the sky is blue").as_deref(),
+            Some("blue")
+        );
+    }
+}

@@ -1,0 +1,828 @@
+//! Questions from captions by transformation rules, no model needed.
+//!
+//! A caption is read as a clause over the shallow parse: a subject noun phrase, maybe a verb group
+//! (progressive "is riding" or the caption fragment's bare "riding", passive "parked", simple
+//! "catches", copula "is"), an object, and prepositional phrases. Each answer candidate then gets
+//! the question that asks for its role, the way COCO-QA (Ren et al. 2015) and Heilman & Smith
+//! (2010) turn declaratives into questions: the answer phrase is replaced by a wh-word chosen by its
+//! type, the auxiliary is inverted (do-support for simple tenses, with the verb's lemma), and the
+//! subject made definite. Rules written for this project:
+//!
+//! | answer | caption | question |
+//! |---|---|---|
+//! | object | a man riding a horse | What is the man riding? |
+//! | subject | a man riding a horse | Who is riding a horse? |
+//! | activity | a man riding a horse | What is the man doing? |
+//! | location | a cat on a bed | Where is the cat? |
+//! | noun in a place | a cat on a bed | What is the cat on? |
+//! | colour | a red bus | What color is the bus? |
+//! | count | two dogs playing | How many dogs are playing? |
+//! | possession | a woman with a hat | What does the woman have? |
+//! | yes | a red bus | Is the bus red? |
+//! | no | a red bus | Is the bus blue? |
+//!
+//! A "no" always contradicts the caption: another colour, another count, or a noun swapped for
+//! another of its kind in the same role. It never merely asserts that something is absent, which a
+//! caption cannot vouch for.
+
+use super::AnswerType;
+use super::parse::{COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, as_digits, is_color};
+use super::words::{META, is_person_noun, plural, singular, swap_noun, verb_lemma};
+use crate::filter::entities::Entity;
+
+/// A question the rules wrote, before the round trip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Proposal {
+    /// The question, capitalised, ending in "?".
+    pub question: String,
+    /// The answer: a span of the caption (numbers as digits), or yes/no.
+    pub answer: String,
+    /// The answer's words in the caption, `start..end` (none for yes/no).
+    pub span: Option<(usize, usize)>,
+    /// What kind of answer it is.
+    pub answer_type: AnswerType,
+    /// For a count, the counted noun in the singular (the zero-count reservoir keeps it).
+    pub counted: Option<String>,
+}
+
+/// The verb group's form.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Form {
+    /// "is riding", or a fragment's "riding".
+    Progressive,
+    /// "is parked", "parked".
+    Passive,
+    /// "catches", "sat": do-support.
+    Simple,
+    /// "is" + adjective, noun phrase or place.
+    Copula,
+}
+
+/// A caption read as a clause.
+struct Clause<'a> {
+    p: &'a Parse,
+    /// Subject words.
+    subject: (usize, usize),
+    /// The subject's head word.
+    head: usize,
+    plural: bool,
+    /// The verb group chunk.
+    verb: Option<(Chunk, Form)>,
+    /// The object noun phrase (words) and its head.
+    object: Option<(usize, usize, usize)>,
+    /// Prepositional phrases of the predicate (or right after a verbless subject).
+    places: Vec<Chunk>,
+    /// The copula's adjective complement ("the sky is blue").
+    complement: Option<(usize, usize)>,
+}
+
+/// The chunk index of the noun phrase ending a coordination that starts at chunk `k` ("a cat and
+/// a dog"), and the coordination's last word.
+fn coordination(p: &Parse, k: usize) -> (usize, usize) {
+    let mut last = k;
+    while last + 2 < p.chunks.len()
+        && p.chunks[last + 1].kind == ChunkKind::Other
+        && p.words[p.chunks[last + 1].start].pos == Pos::Conj
+        && p.chunks[last + 2].kind == ChunkKind::Np
+    {
+        last += 2;
+    }
+    (last, p.chunks[last].end)
+}
+
+impl<'a> Clause<'a> {
+    fn read(p: &'a Parse) -> Option<Clause<'a>> {
+        let chunks = &p.chunks;
+        let mut k = 0;
+        // Leading punctuation, adverbs and scene-setting phrases ("on a sunny day, …"); a phrase
+        // with "of" after words that are no noun phrase ("a close up of a pizza") is the subject.
+        while k < chunks.len() && chunks[k].kind != ChunkKind::Np {
+            if let ChunkKind::Pp { np } = chunks[k].kind {
+                if p.words[chunks[k].start].lower == "of"
+                    && chunks[..k]
+                        .iter()
+                        .all(|c| matches!(c.kind, ChunkKind::Other | ChunkKind::Verb))
+                {
+                    k = np;
+                    break;
+                }
+                k = np;
+            }
+            k += 1;
+        }
+        // "there are two dogs …"
+        if k >= chunks.len() {
+            return None;
+        }
+        let mut c = chunks[k];
+        // "a photo of a dog …": the photo's subject is the subject.
+        if META.contains(&p.words[c.head].lower.as_str())
+            && let Some(next) = chunks.get(k + 1)
+            && let ChunkKind::Pp { np } = next.kind
+            && p.words[next.start].lower == "of"
+        {
+            k = np;
+            c = chunks[k];
+        }
+        if p.words[c.head].pos == Pos::Pron && p.words[c.head].lower != "it" {
+            // "he", "they": a question about "he" reads badly without its referent.
+            return None;
+        }
+        let (last, subject_end) = coordination(p, k);
+        // "a group of people is": the quantity noun agrees, not the head.
+        let first_noun = (c.start..c.end).find(|&i| p.words[i].pos == Pos::Noun);
+        let agreeing = match first_noun {
+            Some(i) if QUANTITY_NOUNS.contains(&p.words[i].lower.as_str()) => i,
+            _ => c.head,
+        };
+        let plural = last > k || p.words[agreeing].is_plural();
+        let mut clause = Clause {
+            p,
+            subject: (c.start, subject_end),
+            head: c.head,
+            plural,
+            verb: None,
+            object: None,
+            places: Vec::new(),
+            complement: None,
+        };
+        let mut k = last + 1;
+        // Phrases that modify the subject before the verb ("a man in a suit riding …") are skipped:
+        // they describe it, they don't place it.
+        let mut before_verb = Vec::new();
+        while k < chunks.len() && matches!(chunks[k].kind, ChunkKind::Pp { .. }) {
+            before_verb.push(chunks[k]);
+            let ChunkKind::Pp { np } = chunks[k].kind else {
+                unreachable!()
+            };
+            // "with a hat and a bag in a market"
+            k = coordination(p, np).0 + 1;
+        }
+        let Some(v) = chunks.get(k).filter(|c| c.kind == ChunkKind::Verb) else {
+            // No verb: "a cat on a bed", "a red bus".
+            clause.places = before_verb;
+            return Some(clause);
+        };
+        let head = &p.words[v.head];
+        let has_be = p.words[v.start..v.end].iter().any(|w| w.is_be());
+        let form = match head.tag {
+            "VBG" => Form::Progressive,
+            "VBN" => Form::Passive,
+            _ if head.is_be() => Form::Copula,
+            "VBZ" | "VBD" | "VBP" if !has_be => Form::Simple,
+            _ => return Some(clause),
+        };
+        // The caption's verb group must be only auxiliaries, adverbs and the main verb; modal or
+        // perfect forms ("can be seen", "has been") are left alone.
+        if p.words[v.start..v.head]
+            .iter()
+            .any(|w| w.pos == Pos::Verb && !w.is_be())
+        {
+            return Some(clause);
+        }
+        clause.verb = Some((*v, form));
+        k += 1;
+        if let Some(o) = chunks.get(k).filter(|c| c.kind == ChunkKind::Np) {
+            let (last, end) = coordination(p, k);
+            clause.object = Some((o.start, end, o.head));
+            k = last + 1;
+        } else if form == Form::Copula
+            && let Some(a) = chunks
+                .get(k)
+                .filter(|c| c.kind == ChunkKind::Other && p.words[c.start].pos == Pos::Adj)
+        {
+            let mut end = a.end;
+            // "black and white"
+            while end + 1 < p.words.len()
+                && p.words[end].pos == Pos::Conj
+                && p.words[end + 1].pos == Pos::Adj
+            {
+                end += 2;
+            }
+            clause.complement = Some((a.start, end));
+            return Some(clause);
+        }
+        while k < chunks.len() {
+            match chunks[k].kind {
+                ChunkKind::Pp { np } => {
+                    clause.places.push(chunks[k]);
+                    k = np + 1;
+                }
+                _ => break,
+            }
+        }
+        Some(clause)
+    }
+
+    fn words(&self, start: usize, end: usize) -> String {
+        self.p.text(start, end, false)
+    }
+
+    /// The subject made definite: "a man" → "the man", "two dogs" → "the dogs".
+    fn definite(&self, start: usize, end: usize) -> String {
+        let w = &self.p.words;
+        let mut from = start;
+        while from < end && matches!(w[from].pos, Pos::Det | Pos::Num) {
+            if w[from].tag == "PRP$" {
+                break;
+            }
+            from += 1;
+        }
+        let rest = self.words(from, end);
+        let proper = w[start].entity.is_some()
+            || w[start].tag == "PRP$"
+            || w[start].pos == Pos::Pron
+            || matches!(w[start].tag, "NNP" | "NNPS");
+        if proper { rest } else { format!("the {rest}") }
+    }
+
+    fn subject_definite(&self) -> String {
+        self.definite(self.subject.0, self.subject.1)
+    }
+
+    /// "is" or "are", agreeing with the subject.
+    fn be(&self) -> &'static str {
+        if self.plural { "are" } else { "is" }
+    }
+
+    /// The verb as written after the auxiliary: "riding", "picking up".
+    fn verb_words(&self, v: &Chunk) -> String {
+        let w = &self.p.words;
+        let mut parts: Vec<&str> = Vec::new();
+        for word in &w[v.start..v.end] {
+            if !word.is_be() {
+                parts.push(&word.text);
+            }
+        }
+        parts.join(" ")
+    }
+
+    /// Auxiliary and verb for an inverted question: ("is", "riding") or ("does", "catch").
+    fn inverted(&self) -> Option<(String, String)> {
+        let (v, form) = self.verb?;
+        let w = &self.p.words;
+        match form {
+            Form::Progressive | Form::Passive | Form::Copula => {
+                let aux = w[v.start..v.end]
+                    .iter()
+                    .find(|x| x.is_be())
+                    .map(|x| x.lower.clone())
+                    .unwrap_or_else(|| self.be().to_string());
+                Some((aux, self.verb_words(&v)))
+            }
+            Form::Simple => {
+                let head = &w[v.head];
+                let lemma = if head.tag == "VBP" {
+                    head.lower.clone()
+                } else {
+                    verb_lemma(&head.lower)?
+                };
+                let aux = match head.tag {
+                    "VBD" => "did",
+                    _ if self.plural => "do",
+                    _ => "does",
+                };
+                let particle = (v.end > v.head + 1).then(|| self.words(v.head + 1, v.end));
+                let verb = match particle {
+                    Some(p) => format!("{lemma} {p}"),
+                    None => lemma,
+                };
+                Some((aux.to_string(), verb))
+            }
+        }
+    }
+
+    /// The predicate after the verb, as written: object and places.
+    fn rest(&self, with_object: bool, skip_place: Option<&Chunk>) -> String {
+        let mut parts = Vec::new();
+        if with_object && let Some((s, e, _)) = self.object {
+            parts.push(self.words(s, e));
+        }
+        for place in &self.places {
+            if Some(place) != skip_place {
+                parts.push(self.words(place.start, place.end));
+            }
+        }
+        parts.join(" ")
+    }
+
+    fn subject_is_person(&self) -> bool {
+        let w = &self.p.words[self.head];
+        w.entity == Some(Entity::Person) || is_person_noun(&w.lower)
+    }
+}
+
+/// Joins the non-empty parts with spaces, capitalises and adds "?".
+fn question(parts: &[&str]) -> String {
+    let mut q = parts
+        .iter()
+        .flat_map(|s| s.split_whitespace())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if let Some(first) = q.get(..1) {
+        let upper = first.to_uppercase();
+        q.replace_range(..1, &upper);
+    }
+    q.push('?');
+    q
+}
+
+/// Writes every question the rules can phrase for `parse`. `seed` picks swaps deterministically.
+pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
+    let mut out = Vec::new();
+    colors_and_counts(p, seed, &mut out);
+    let Some(c) = Clause::read(p) else {
+        return out;
+    };
+    let subject = c.subject_definite();
+    let be = c.be();
+    let ask = |out: &mut Vec<Proposal>, q: String, span: (usize, usize), t: AnswerType| {
+        out.push(Proposal {
+            question: q,
+            answer: p.text(span.0, span.1, true),
+            span: Some(span),
+            answer_type: t,
+            counted: None,
+        });
+    };
+    match (c.verb, c.inverted()) {
+        (Some((v, form)), Some((aux, verb))) => {
+            // The subject: "Who is riding a horse on a dirt road?"
+            let wh = if c.subject_is_person() { "Who" } else { "What" };
+            let subject_aux = match form {
+                Form::Simple => None,
+                _ => Some(if aux == "are" {
+                    "is"
+                } else if aux == "were" {
+                    "was"
+                } else {
+                    aux.as_str()
+                }),
+            };
+            let verb_as_written = c.verb_words(&v);
+            let agrees = (form != Form::Simple || p.words[v.head].tag != "VBP")
+                && (form != Form::Copula || (c.object.is_none() && !c.places.is_empty()));
+            if agrees {
+                let q = question(&[
+                    wh,
+                    subject_aux.unwrap_or(""),
+                    &verb_as_written,
+                    &c.rest(true, None),
+                ]);
+                let t = if wh == "Who" {
+                    AnswerType::Person
+                } else {
+                    AnswerType::Object
+                };
+                ask(&mut out, q, c.subject, t);
+            }
+            // The object: "What is the man riding?"
+            if let Some((s, e, h)) = c.object.filter(|_| form != Form::Copula) {
+                let person =
+                    is_person_noun(&p.words[h].lower) || p.words[h].entity == Some(Entity::Person);
+                let (wh, t) = if person {
+                    ("Who", AnswerType::Person)
+                } else {
+                    ("What", AnswerType::Object)
+                };
+                let q = question(&[wh, &aux, &subject, &verb]);
+                ask(&mut out, q, (s, e), t);
+            }
+            // The activity: "What is the man doing?"
+            if form == Form::Progressive {
+                let end = c.object.map_or(v.end, |(_, e, _)| e);
+                let q = question(&["What", &aux, &subject, "doing"]);
+                ask(&mut out, q, (v.head, end), AnswerType::Activity);
+            }
+            for place in c.places.iter().filter(|pp| p.is_location(pp)) {
+                let ChunkKind::Pp { np } = place.kind else {
+                    continue;
+                };
+                // Other places are left out: "Where is the man riding a horse?", not "… with a
+                // hat at night?".
+                let object = c.object.map(|(s, e, _)| c.words(s, e)).unwrap_or_default();
+                let q = question(&["Where", &aux, &subject, &verb, &object]);
+                ask(&mut out, q, (place.start, place.end), AnswerType::Location);
+                // "What is the man riding a horse on?"
+                let q = question(&[
+                    "What",
+                    &aux,
+                    &subject,
+                    &verb,
+                    &object,
+                    &p.preposition(place),
+                ]);
+                let np = p.chunks[np];
+                ask(&mut out, q, (np.start, np.end), AnswerType::Object);
+            }
+            yes_no_clause(&c, seed, &aux, &verb, &mut out);
+        }
+        (None, _) => {
+            // "a cat on a bed", "a woman with a hat".
+            for place in &c.places {
+                let ChunkKind::Pp { np } = place.kind else {
+                    continue;
+                };
+                let np_chunk = p.chunks[np];
+                let prep = p.preposition(place);
+                if prep == "with" {
+                    let (_, end) = coordination(p, np);
+                    let aux = if c.plural { "do" } else { "does" };
+                    let q = question(&["What", aux, &subject, "have"]);
+                    ask(&mut out, q, (np_chunk.start, end), AnswerType::Object);
+                } else if p.is_location(place) {
+                    let q = question(&["Where", be, &subject]);
+                    ask(&mut out, q, (place.start, place.end), AnswerType::Location);
+                    let q = question(&["What", be, &subject, &prep]);
+                    ask(
+                        &mut out,
+                        q,
+                        (np_chunk.start, np_chunk.end),
+                        AnswerType::Object,
+                    );
+                    let wh = if c.subject_is_person() { "Who" } else { "What" };
+                    let q = question(&[wh, "is", &p.text(place.start, place.end, false)]);
+                    let t = if wh == "Who" {
+                        AnswerType::Person
+                    } else {
+                        AnswerType::Object
+                    };
+                    ask(&mut out, q, c.subject, t);
+                }
+            }
+            yes_no_clause(&c, seed, be, "", &mut out);
+        }
+        _ => {}
+    }
+    if let Some((s, e)) = c.complement
+        && p.words[s..e]
+            .iter()
+            .all(|w| is_color(&w.lower) || w.pos == Pos::Conj)
+    {
+        // "the sky is blue"
+        let q = question(&["What color", be, &subject]);
+        ask(&mut out, q, (s, e), AnswerType::Color);
+    }
+    out.retain(|q| !answer_inside(q));
+    out
+}
+
+/// Whether a non-boolean answer is printed inside its own question.
+fn answer_inside(q: &Proposal) -> bool {
+    if q.answer_type == AnswerType::Boolean {
+        return false;
+    }
+    let question = format!(" {} ", q.question.to_lowercase().trim_end_matches('?'));
+    let answer = q.answer.to_lowercase();
+    // Articles alone don't give the answer away ("a man" in "Who is with a man?" does).
+    question.contains(&format!(" {answer} "))
+}
+
+/// The noun phrase containing word `i` (its chunk).
+fn np_of(p: &Parse, i: usize) -> Option<&Chunk> {
+    p.chunks
+        .iter()
+        .find(|c| c.kind == ChunkKind::Np && c.start <= i && i < c.end)
+}
+
+/// Colour and count questions, for every noun phrase with a colour or a number, and their yes/no
+/// pairs.
+fn colors_and_counts(p: &Parse, seed: u64, out: &mut Vec<Proposal>) {
+    let w = &p.words;
+    let mut i = 0;
+    let mut yes_no_done = false;
+    while i < w.len() {
+        let Some(np) = np_of(p, i).copied() else {
+            i += 1;
+            continue;
+        };
+        // The colour run inside the phrase ("black and white").
+        if is_color(&w[i].lower) && i < np.head {
+            let mut end = i + 1;
+            while end + 1 < np.head && w[end].pos == Pos::Conj && is_color(&w[end + 1].lower) {
+                end += 2;
+            }
+            let plural = w[np.head].is_plural();
+            let be = if plural { "are" } else { "is" };
+            let thing = described(p, &np, (i, end));
+            out.push(Proposal {
+                question: question(&["What color", be, &thing]),
+                answer: p.text(i, end, true),
+                span: Some((i, end)),
+                answer_type: AnswerType::Color,
+                counted: None,
+            });
+            if !yes_no_done && end == i + 1 {
+                let other = other_color(&w[i].lower, seed);
+                let be_cap = if plural { "Are" } else { "Is" };
+                yes_no(
+                    out,
+                    question(&[be_cap, &thing, &w[i].lower]),
+                    question(&[be_cap, &thing, other]),
+                );
+                yes_no_done = true;
+            }
+            i = end;
+            continue;
+        }
+        if w[i].pos == Pos::Num
+            && i < np.head
+            && let Some(digits) = as_digits(&w[i].lower)
+            && digits != "1"
+        {
+            let noun_words = p.text(i + 1, np.head + 1, false);
+            let noun = singular(&w[np.head].lower);
+            // A subject count keeps its predicate: "How many dogs are playing in the snow?"
+            let tail = count_predicate(p, &np);
+            let q = match tail {
+                Some(t) => question(&["How many", &noun_words, "are", &t]),
+                None => question(&["How many", &noun_words, "are there"]),
+            };
+            out.push(Proposal {
+                question: q,
+                answer: digits.clone(),
+                span: Some((i, i + 1)),
+                answer_type: AnswerType::Count,
+                counted: Some(noun),
+            });
+            if !yes_no_done {
+                let n: u32 = digits.parse().unwrap_or(2);
+                let other = if seed.is_multiple_of(2) || n <= 2 {
+                    n + 1
+                } else {
+                    n - 1
+                };
+                yes_no(
+                    out,
+                    question(&["Are there", &w[i].lower, &noun_words]),
+                    question(&["Are there", &other.to_string(), &noun_words]),
+                );
+                yes_no_done = true;
+            }
+        }
+        i += 1;
+    }
+}
+
+/// A colour that is not `color` nor a name of it ("gray" for "grey").
+fn other_color(color: &str, seed: u64) -> &'static str {
+    let same = |c: &str| {
+        c == color
+            || matches!(
+                (c, color),
+                ("gray", "grey") | ("grey", "gray") | ("gold", "golden") | ("golden", "gold")
+            )
+    };
+    let options: Vec<&'static str> = COLORS.iter().copied().filter(|c| !same(c)).collect();
+    options[(seed as usize) % options.len()]
+}
+
+/// "the bus" for "a red bus" with the colour at `skip`: the phrase made definite, the colour left
+/// out.
+fn described(p: &Parse, np: &Chunk, skip: (usize, usize)) -> String {
+    let w = &p.words;
+    let mut parts: Vec<&str> = Vec::new();
+    for (j, word) in w.iter().enumerate().take(np.end).skip(np.start) {
+        if (skip.0..skip.1).contains(&j) || (word.pos == Pos::Det && word.tag != "PRP$") {
+            continue;
+        }
+        parts.push(&word.text);
+    }
+    let rest = parts.join(" ");
+    if w[np.start].tag == "PRP$" || w[np.head].entity.is_some() {
+        rest
+    } else {
+        format!("the {rest}")
+    }
+}
+
+/// For a counted subject with a progressive or place predicate, the predicate after "are".
+fn count_predicate(p: &Parse, np: &Chunk) -> Option<String> {
+    let c = Clause::read(p)?;
+    if c.subject.0 != np.start || c.subject.1 != np.end {
+        return None;
+    }
+    match c.verb {
+        Some((v, Form::Progressive | Form::Passive)) => Some(
+            format!("{} {}", c.verb_words(&v), c.rest(true, None))
+                .trim()
+                .to_string(),
+        ),
+        None if !c.places.is_empty() && c.places.iter().all(|pp| p.is_location(pp)) => {
+            Some(c.rest(false, None))
+        }
+        _ => None,
+    }
+}
+
+fn yes_no(out: &mut Vec<Proposal>, yes: String, no: String) {
+    for (q, a) in [(yes, "yes"), (no, "no")] {
+        out.push(Proposal {
+            question: q,
+            answer: a.to_string(),
+            span: None,
+            answer_type: AnswerType::Boolean,
+            counted: None,
+        });
+    }
+}
+
+/// A yes/no pair about the clause when colours and counts gave none: "Is the man riding a horse
+/// on a dirt road?", and the same with a noun swapped for another of its kind: the object's, else
+/// the subject's, else the place's.
+fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Proposal>) {
+    if out.iter().any(|q| q.answer_type == AnswerType::Boolean) {
+        return;
+    }
+    let p = c.p;
+    let avoid: Vec<String> = p.words.iter().map(|w| singular(&w.lower)).collect();
+    let aux_cap = question(&[aux]).trim_end_matches('?').to_string();
+    let subject = c.subject_definite();
+    let object = c.object.map(|(s, e, _)| c.words(s, e)).unwrap_or_default();
+    let places: Vec<&Chunk> = c.places.iter().filter(|pp| p.is_location(pp)).collect();
+    let place_words = |swap: Option<(usize, &str)>| -> String {
+        places
+            .iter()
+            .map(|pp| match swap {
+                Some((h, other)) if pp.start <= h && h < pp.end => fix_article(&format!(
+                    "{} {other} {}",
+                    c.words(pp.start, h),
+                    c.words(h + 1, pp.end)
+                )),
+                _ => c.words(pp.start, pp.end),
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    if verb.is_empty() && object.is_empty() && places.is_empty() {
+        return;
+    }
+    let yes = question(&[&aux_cap, &subject, verb, &object, &place_words(None)]);
+    let inflect = |word: &crate::qgen::parse::Word, other: &str| {
+        if word.is_plural() {
+            plural(other)
+        } else {
+            other.to_string()
+        }
+    };
+    // The object's noun.
+    if let Some((s, e, h)) = c.object
+        && h + 1 == e
+        && let Some(other) = swap_noun(&singular(&p.words[h].lower), &avoid, seed)
+    {
+        let swapped =
+            fix_article(format!("{} {}", c.words(s, h), inflect(&p.words[h], other)).trim());
+        let no = question(&[&aux_cap, &subject, verb, &swapped, &place_words(None)]);
+        return yes_no(out, yes, no);
+    }
+    // The subject's, when it is one noun ("the man", not "a man in a suit").
+    if c.subject.1 == c.head + 1
+        && p.words[c.head].entity.is_none()
+        && let Some(other) = swap_noun(&singular(&p.words[c.head].lower), &avoid, seed)
+    {
+        let other = format!("the {}", inflect(&p.words[c.head], other));
+        let no = question(&[&aux_cap, &other, verb, &object, &place_words(None)]);
+        return yes_no(out, yes, no);
+    }
+    // A place's.
+    for pp in &places {
+        let ChunkKind::Pp { np } = pp.kind else {
+            continue;
+        };
+        let h = p.chunks[np].head;
+        if p.chunks[np].end == h + 1
+            && let Some(other) = swap_noun(&singular(&p.words[h].lower), &avoid, seed)
+        {
+            let other = inflect(&p.words[h], other);
+            let no = question(&[
+                &aux_cap,
+                &subject,
+                verb,
+                &object,
+                &place_words(Some((h, &other))),
+            ]);
+            return yes_no(out, yes, no);
+        }
+    }
+}
+
+/// "a apple" → "an apple" and back, after a swap.
+fn fix_article(phrase: &str) -> String {
+    let (first, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
+    let vowel = rest.starts_with(['a', 'e', 'i', 'o', 'u']);
+    match first {
+        "a" | "an" if !rest.is_empty() => format!("{} {rest}", if vowel { "an" } else { "a" }),
+        _ => phrase.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse::parse;
+    use super::*;
+
+    fn qa(caption: &str) -> Vec<(String, String)> {
+        propose(&parse(caption), 3)
+            .into_iter()
+            .map(|q| (q.question, q.answer))
+            .collect()
+    }
+
+    fn has(caption: &str, question: &str, answer: &str) {
+        let all = qa(caption);
+        assert!(
+            all.iter().any(|(q, a)| q == question && a == answer),
+            "{caption}: no ({question}, {answer}) in {all:#?}"
+        );
+    }
+
+    #[test]
+    fn fragments_with_a_participle() {
+        let c = "a man riding a horse on a dirt road";
+        has(c, "What is the man riding?", "a horse");
+        has(c, "Who is riding a horse on a dirt road?", "a man");
+        has(c, "What is the man doing?", "riding a horse");
+        has(c, "Where is the man riding a horse?", "on a dirt road");
+        has(c, "What is the man riding a horse on?", "a dirt road");
+        has(c, "Is the man riding a horse on a dirt road?", "yes");
+    }
+
+    #[test]
+    fn colours_counts_and_agreement() {
+        has(
+            "two dogs are playing in the snow",
+            "How many dogs are playing in the snow?",
+            "2",
+        );
+        has(
+            "two dogs are playing in the snow",
+            "Where are the dogs playing?",
+            "in the snow",
+        );
+        has(
+            "a red double decker bus parked on the street",
+            "What color is the double decker bus?",
+            "red",
+        );
+        has(
+            "a black and white cat sleeping on a couch",
+            "What color is the cat?",
+            "black and white",
+        );
+        has(
+            "three brown horses in a field",
+            "How many brown horses are in a field?",
+            "3",
+        );
+    }
+
+    #[test]
+    fn do_support_for_simple_tenses() {
+        has(
+            "a dog catches a frisbee in the park",
+            "What does the dog catch?",
+            "a frisbee",
+        );
+        has(
+            "the cat sat on the mat",
+            "Where did the cat sit?",
+            "on the mat",
+        );
+    }
+
+    #[test]
+    fn verbless_captions_and_people() {
+        has("a cat on a bed", "Where is the cat?", "on a bed");
+        has(
+            "a woman with a hat and a bag",
+            "What does the woman have?",
+            "a hat and a bag",
+        );
+        has(
+            "PERSON speaking at an event",
+            "Who is speaking at an event?",
+            "PERSON",
+        );
+        has(
+            "a photo of a young woman holding an umbrella",
+            "What is the young woman holding?",
+            "an umbrella",
+        );
+    }
+
+    #[test]
+    fn no_answers_contradict_the_caption() {
+        let all = qa("a red bus parked on the street");
+        let no = all.iter().find(|(_, a)| a == "no").unwrap();
+        assert!(
+            no.0.starts_with("Is the bus ") && !no.0.contains("red"),
+            "{no:?}"
+        );
+        let all = qa("a man riding a horse on a dirt road");
+        let no = all.iter().find(|(_, a)| a == "no").unwrap();
+        assert!(
+            no.0.starts_with("Is the man riding a") && !no.0.contains("horse"),
+            "{no:?}"
+        );
+    }
+}

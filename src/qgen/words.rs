@@ -1,0 +1,396 @@
+//! Word lists and inflection the question rules need: lemmas of verbs (for do-support) and nouns
+//! (to match "dogs" with "dog"), plurals, people nouns, and kinds of things whose members can be
+//! swapped for an honest "no".
+
+use crate::filter::pos::Tagger;
+
+/// Nouns that name people: a subject among them is asked about with "who".
+const PEOPLE: [&str; 58] = [
+    "man",
+    "woman",
+    "boy",
+    "girl",
+    "person",
+    "people",
+    "child",
+    "kid",
+    "baby",
+    "guy",
+    "lady",
+    "player",
+    "skier",
+    "surfer",
+    "skateboarder",
+    "snowboarder",
+    "rider",
+    "biker",
+    "cyclist",
+    "family",
+    "couple",
+    "crowd",
+    "student",
+    "worker",
+    "chef",
+    "cook",
+    "officer",
+    "soldier",
+    "bride",
+    "groom",
+    "team",
+    "fan",
+    "athlete",
+    "teenager",
+    "toddler",
+    "father",
+    "mother",
+    "son",
+    "daughter",
+    "friend",
+    "gentleman",
+    "pitcher",
+    "batter",
+    "catcher",
+    "umpire",
+    "tourist",
+    "farmer",
+    "doctor",
+    "nurse",
+    "teacher",
+    "musician",
+    "singer",
+    "dancer",
+    "actor",
+    "actress",
+    "model",
+    "adult",
+    "businessman",
+];
+
+/// Kinds of things, after COCO's super-categories, widened with common caption nouns. A yes/no
+/// question's "no" swaps a noun for another of its kind: "is the man riding a camel?" when he
+/// rides a horse contradicts the caption, where "is there a camel?" would only claim an absence
+/// the caption cannot vouch for.
+const KINDS: [&[&str]; 14] = [
+    &["man", "woman", "boy", "girl"],
+    &[
+        "dog", "cat", "horse", "cow", "sheep", "bird", "elephant", "bear", "zebra", "giraffe",
+        "goat", "duck",
+    ],
+    &[
+        "car",
+        "bus",
+        "truck",
+        "train",
+        "bicycle",
+        "motorcycle",
+        "boat",
+        "airplane",
+        "van",
+        "taxi",
+        "tractor",
+    ],
+    &[
+        "pizza", "sandwich", "cake", "banana", "apple", "orange", "broccoli", "carrot", "donut",
+        "salad", "burger", "soup",
+    ],
+    &[
+        "chair", "couch", "sofa", "bed", "table", "bench", "desk", "shelf",
+    ],
+    &[
+        "laptop",
+        "phone",
+        "television",
+        "keyboard",
+        "camera",
+        "computer",
+        "tablet",
+    ],
+    &[
+        "frisbee",
+        "ball",
+        "kite",
+        "skateboard",
+        "surfboard",
+        "racket",
+        "bat",
+        "snowboard",
+    ],
+    &[
+        "hat", "cap", "helmet", "scarf", "jacket", "shirt", "dress", "coat", "tie", "bag",
+    ],
+    &[
+        "cup", "bowl", "plate", "bottle", "glass", "mug", "vase", "jar",
+    ],
+    // Places, grouped by the preposition they take, so that a swap reads right: "on a beach" /
+    // "on a street", "in a park" / "in a forest".
+    &["beach", "street", "road", "sidewalk", "bridge", "mountain"],
+    &["park", "forest", "garden", "yard", "field", "city"],
+    &["kitchen", "bedroom", "bathroom", "office", "restaurant"],
+    &["river", "lake", "ocean", "sea", "pool"],
+    &["tree", "flower", "plant", "grass", "bush", "rock"],
+];
+
+/// Nouns that name times, not places: "at night" is no answer to "where".
+pub const TIMES: [&str; 16] = [
+    "night",
+    "day",
+    "sunset",
+    "sunrise",
+    "dusk",
+    "dawn",
+    "morning",
+    "evening",
+    "afternoon",
+    "noon",
+    "winter",
+    "summer",
+    "spring",
+    "autumn",
+    "fall",
+    "weekend",
+];
+
+/// Prepositions that place something, for "where" questions.
+pub const LOCATIVE: [&str; 28] = [
+    "on",
+    "in",
+    "at",
+    "near",
+    "under",
+    "beside",
+    "by",
+    "behind",
+    "above",
+    "below",
+    "inside",
+    "through",
+    "down",
+    "along",
+    "across",
+    "outside",
+    "over",
+    "underneath",
+    "beneath",
+    "between",
+    "among",
+    "against",
+    "atop",
+    "around",
+    "next to",
+    "close to",
+    "in front of",
+    "on top of",
+];
+
+/// Nouns for the meta words of alt text that introduce the real subject: "a photo of a dog".
+pub const META: [&str; 16] = [
+    "photo",
+    "photograph",
+    "image",
+    "picture",
+    "illustration",
+    "view",
+    "shot",
+    "closeup",
+    "close-up",
+    "portrait",
+    "drawing",
+    "painting",
+    "stock",
+    "snapshot",
+    "sketch",
+    "rendering",
+];
+
+/// Irregular verbs: past or participle form and lemma.
+const IRREGULAR_VERBS: [(&str, &str); 30] = [
+    ("sat", "sit"),
+    ("ate", "eat"),
+    ("stood", "stand"),
+    ("ran", "run"),
+    ("went", "go"),
+    ("took", "take"),
+    ("held", "hold"),
+    ("rode", "ride"),
+    ("flew", "fly"),
+    ("lay", "lie"),
+    ("made", "make"),
+    ("got", "get"),
+    ("saw", "see"),
+    ("caught", "catch"),
+    ("threw", "throw"),
+    ("wore", "wear"),
+    ("drove", "drive"),
+    ("grew", "grow"),
+    ("built", "build"),
+    ("hung", "hang"),
+    ("left", "leave"),
+    ("has", "have"),
+    ("had", "have"),
+    ("does", "do"),
+    ("did", "do"),
+    ("brought", "bring"),
+    ("bought", "buy"),
+    ("found", "find"),
+    ("gave", "give"),
+    ("won", "win"),
+];
+
+/// Irregular nouns: plural and singular.
+const IRREGULAR_NOUNS: [(&str, &str); 10] = [
+    ("men", "man"),
+    ("women", "woman"),
+    ("children", "child"),
+    ("people", "person"),
+    ("feet", "foot"),
+    ("teeth", "tooth"),
+    ("mice", "mouse"),
+    ("geese", "goose"),
+    ("sheep", "sheep"),
+    ("businessmen", "businessman"),
+];
+
+/// Whether the lexicon knows `word`.
+fn known(word: &str) -> bool {
+    Tagger::english().lookup(word).is_some()
+}
+
+/// The singular of a lower-case noun ("dogs" → "dog", "men" → "man", "buses" → "bus").
+pub fn singular(noun: &str) -> String {
+    if let Some((_, s)) = IRREGULAR_NOUNS.iter().find(|(p, _)| *p == noun) {
+        return s.to_string();
+    }
+    if let Some(stem) = noun.strip_suffix("ies")
+        && noun.len() > 4
+    {
+        return format!("{stem}y");
+    }
+    for suffix in ["ches", "shes", "sses", "xes", "zes", "uses"] {
+        if noun.ends_with(suffix) {
+            return noun[..noun.len() - 2].to_string();
+        }
+    }
+    match noun.strip_suffix('s') {
+        Some(stem) if !noun.ends_with("ss") && !noun.ends_with("us") && stem.len() > 1 => {
+            stem.to_string()
+        }
+        _ => noun.to_string(),
+    }
+}
+
+/// The plural of a lower-case singular noun.
+pub fn plural(noun: &str) -> String {
+    if let Some((p, _)) = IRREGULAR_NOUNS.iter().find(|(_, s)| *s == noun) {
+        return p.to_string();
+    }
+    if noun.ends_with('y')
+        && !noun.ends_with("ay")
+        && !noun.ends_with("ey")
+        && !noun.ends_with("oy")
+    {
+        return format!("{}ies", &noun[..noun.len() - 1]);
+    }
+    if ["s", "x", "z", "ch", "sh"]
+        .iter()
+        .any(|s| noun.ends_with(s))
+    {
+        return format!("{noun}es");
+    }
+    format!("{noun}s")
+}
+
+/// The lemma of a lower-case verb in its -s or past form ("catches" → "catch", "sat" → "sit"),
+/// if it can be told.
+pub fn verb_lemma(verb: &str) -> Option<String> {
+    if let Some((_, l)) = IRREGULAR_VERBS.iter().find(|(f, _)| *f == verb) {
+        return Some(l.to_string());
+    }
+    let mut candidates: Vec<String> = Vec::new();
+    if let Some(stem) = verb.strip_suffix("ies") {
+        candidates.push(format!("{stem}y"));
+    }
+    if let Some(stem) = verb.strip_suffix("ied") {
+        candidates.push(format!("{stem}y"));
+    }
+    if let Some(stem) = verb.strip_suffix("es") {
+        candidates.push(stem.to_string());
+    }
+    if let Some(stem) = verb.strip_suffix("ed") {
+        candidates.push(stem.to_string());
+        candidates.push(format!("{stem}e"));
+        // "stopped" → "stop"
+        let b = stem.as_bytes();
+        if b.len() > 2 && b[b.len() - 1] == b[b.len() - 2] {
+            candidates.push(stem[..stem.len() - 1].to_string());
+        }
+    }
+    if let Some(stem) = verb.strip_suffix('s') {
+        candidates.push(stem.to_string());
+    }
+    candidates.into_iter().find(|c| c.len() > 1 && known(c))
+}
+
+/// Whether a lower-case noun names something worn or held, which "in" and "on" do not place ("in
+/// a suit", "on a cell phone").
+pub fn is_worn_or_held(noun: &str) -> bool {
+    let s = singular(noun);
+    matches!(kind_of(&s), Some(k) if KINDS[k].contains(&"hat") || KINDS[k].contains(&"laptop"))
+        || matches!(
+            s.as_str(),
+            "phone" | "suit" | "uniform" | "costume" | "glasses" | "headphones"
+        )
+}
+
+/// Whether a lower-case noun names people.
+pub fn is_person_noun(noun: &str) -> bool {
+    let s = singular(noun);
+    PEOPLE.contains(&s.as_str())
+}
+
+/// The kind (index into the kinds table) of a lower-case singular noun.
+pub fn kind_of(noun: &str) -> Option<usize> {
+    KINDS.iter().position(|k| k.contains(&noun))
+}
+
+/// Another noun of `noun`'s kind, none of `avoid`, picked by `seed` (deterministic).
+pub fn swap_noun(noun: &str, avoid: &[String], seed: u64) -> Option<&'static str> {
+    let kind = KINDS[kind_of(noun)?];
+    let options: Vec<&str> = kind
+        .iter()
+        .copied()
+        .filter(|w| *w != noun && !avoid.iter().any(|a| a == w))
+        .collect();
+    (!options.is_empty()).then(|| options[(seed % options.len() as u64) as usize])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inflects() {
+        assert_eq!(singular("dogs"), "dog");
+        assert_eq!(singular("buses"), "bus");
+        assert_eq!(singular("benches"), "bench");
+        assert_eq!(singular("puppies"), "puppy");
+        assert_eq!(singular("men"), "man");
+        assert_eq!(singular("grass"), "grass");
+        assert_eq!(plural("bus"), "buses");
+        assert_eq!(plural("puppy"), "puppies");
+        assert_eq!(plural("toy"), "toys");
+        assert_eq!(plural("woman"), "women");
+        assert_eq!(verb_lemma("catches").as_deref(), Some("catch"));
+        assert_eq!(verb_lemma("plays").as_deref(), Some("play"));
+        assert_eq!(verb_lemma("carries").as_deref(), Some("carry"));
+        assert_eq!(verb_lemma("sat").as_deref(), Some("sit"));
+        assert_eq!(verb_lemma("parked").as_deref(), Some("park"));
+        assert_eq!(verb_lemma("stopped").as_deref(), Some("stop"));
+    }
+
+    #[test]
+    fn swaps_within_a_kind() {
+        let swapped = swap_noun("horse", &["dog".into()], 7).unwrap();
+        assert!(kind_of(swapped) == kind_of("horse") && swapped != "horse" && swapped != "dog");
+        assert_eq!(swap_noun("idea", &[], 1), None);
+    }
+}
