@@ -179,14 +179,17 @@ impl Reservoir {
 
     /// A kept question whose noun the caption does not name (its words' singular forms are
     /// `names`).
-    fn borrow(&mut self, names: &[String]) -> Option<(String, String)> {
+    ///
+    /// A caption naming anyone (a person noun or PERSON) borrows no question counting people: "how
+    /// many men" of "PERSON in a black suit" is no zero.
+    fn borrow(&mut self, names: &[String], has_people: bool) -> Option<(String, String)> {
         if self.items.is_empty() {
             return None;
         }
         let start = (self.next() % self.items.len() as u64) as usize;
         (0..self.items.len().min(8))
             .map(|k| &self.items[(start + k) % self.items.len()])
-            .find(|(_, noun)| !names.contains(noun))
+            .find(|(_, noun)| !names.contains(noun) && !(has_people && words::is_person_noun(noun)))
             .cloned()
     }
 }
@@ -283,7 +286,11 @@ impl Generator {
             .iter()
             .map(|w| words::singular(&w.lower))
             .collect();
-        if let Some((question, _)) = self.reservoir.borrow(&names) {
+        let has_people = parsed.words.iter().any(|w| {
+            w.entity == Some(crate::filter::entities::Entity::Person)
+                || (w.pos == parse::Pos::Noun && words::is_person_noun(&w.lower))
+        });
+        if let Some((question, _)) = self.reservoir.borrow(&names, has_people) {
             outcome.proposed += 1;
             let p = Proposal {
                 question,

@@ -310,6 +310,34 @@ pub fn parse(caption: &str) -> Parse {
         if as_digits(&lower).is_some() && tag != "CD" && lower != "one" {
             tag = "CD";
         }
+        // "sports car parked": a contextual rule made a lexicon noun a verb after a plural noun;
+        // before a participle or a preposition it heads the noun phrase.
+        if tag.starts_with("VB")
+            && tagger
+                .lookup(&lower)
+                .is_some_and(|t| matches!(tagger.name(t), "NN" | "NNS"))
+            && words
+                .last()
+                .is_some_and(|w: &Word| matches!(w.pos, Pos::Noun | Pos::Adj))
+            && tags
+                .get(i + 1)
+                .is_none_or(|t| matches!(tagger.name(*t), "VBN" | "VBG" | "IN"))
+        {
+            tag = intern(tagger.name(tagger.lookup(&lower).expect("checked")));
+        }
+        // "Woman jogging on a trail": an -ing word the lexicon makes a noun, right after a noun and
+        // before a preposition or determiner, is the fragment's participle.
+        if tag == "NN"
+            && lower.ends_with("ing")
+            && words.last().is_some_and(|w: &Word| w.pos == Pos::Noun)
+            && next.as_deref().is_none_or(|n| {
+                tagger
+                    .lookup(n)
+                    .is_some_and(|t| matches!(tagger.name(t), "IN" | "DT" | "TO"))
+            })
+        {
+            tag = "VBG";
+        }
         if tag == "VBG"
             && GERUND_COMPOUNDS.contains(&lower.as_str())
             && next.is_some()

@@ -236,8 +236,30 @@ impl<'a> Clause<'a> {
         if proper { rest } else { format!("the {rest}") }
     }
 
+    /// The subject made definite, each conjunct of a coordination on its own ("the bowl of soup
+    /// and the sandwich").
     fn subject_definite(&self) -> String {
-        self.definite(self.subject.0, self.subject.1)
+        let p = self.p;
+        let mut parts = Vec::new();
+        let mut start = self.subject.0;
+        for i in self.subject.0..self.subject.1 {
+            if p.words[i].pos == Pos::Conj && !self.is_inside_np(i) {
+                parts.push(self.definite(start, i));
+                parts.push(p.words[i].lower.clone());
+                start = i + 1;
+            }
+        }
+        parts.push(self.definite(start, self.subject.1));
+        parts.join(" ")
+    }
+
+    /// Whether word `i` is inside a noun phrase chunk ("black and white" in "a black and white
+    /// cat").
+    fn is_inside_np(&self, i: usize) -> bool {
+        self.p
+            .chunks
+            .iter()
+            .any(|c| c.kind == ChunkKind::Np && c.start <= i && i < c.end)
     }
 
     /// "is" or "are", agreeing with the subject.

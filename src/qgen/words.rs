@@ -151,9 +151,11 @@ pub const TIMES: [&str; 16] = [
 ];
 
 /// Prepositions that place something, for "where" questions.
-pub const LOCATIVE: [&str; 28] = [
+pub const LOCATIVE: [&str; 30] = [
     "on",
     "in",
+    "into",
+    "onto",
     "at",
     "near",
     "under",
@@ -312,7 +314,13 @@ pub fn verb_lemma(verb: &str) -> Option<String> {
     if let Some(stem) = verb.strip_suffix("ied") {
         candidates.push(format!("{stem}y"));
     }
-    if let Some(stem) = verb.strip_suffix("es") {
+    // "-es" is an ending of its own only after a sibilant or "o" ("catches", "goes"); "rides" is
+    // "ride" + "s".
+    if let Some(stem) = verb.strip_suffix("es")
+        && ["ch", "sh", "ss", "x", "z", "o"]
+            .iter()
+            .any(|e| stem.ends_with(e))
+    {
         candidates.push(stem.to_string());
     }
     if let Some(stem) = verb.strip_suffix("ed") {
@@ -352,8 +360,19 @@ pub fn kind_of(noun: &str) -> Option<usize> {
     KINDS.iter().position(|k| k.contains(&noun))
 }
 
+/// People are swapped for the other sex at the same age: a "young woman" is no "girl".
+const PEOPLE_SWAPS: [(&str, &str); 4] = [
+    ("man", "woman"),
+    ("woman", "man"),
+    ("boy", "girl"),
+    ("girl", "boy"),
+];
+
 /// Another noun of `noun`'s kind, none of `avoid`, picked by `seed` (deterministic).
 pub fn swap_noun(noun: &str, avoid: &[String], seed: u64) -> Option<&'static str> {
+    if let Some((_, other)) = PEOPLE_SWAPS.iter().find(|(n, _)| *n == noun) {
+        return (!avoid.iter().any(|a| a == other)).then_some(*other);
+    }
     let kind = KINDS[kind_of(noun)?];
     let options: Vec<&str> = kind
         .iter()
@@ -382,6 +401,7 @@ mod tests {
         assert_eq!(verb_lemma("catches").as_deref(), Some("catch"));
         assert_eq!(verb_lemma("plays").as_deref(), Some("play"));
         assert_eq!(verb_lemma("carries").as_deref(), Some("carry"));
+        assert_eq!(verb_lemma("rides").as_deref(), Some("ride"));
         assert_eq!(verb_lemma("sat").as_deref(), Some("sit"));
         assert_eq!(verb_lemma("parked").as_deref(), Some("park"));
         assert_eq!(verb_lemma("stopped").as_deref(), Some("stop"));
