@@ -189,7 +189,10 @@ impl Reservoir {
         let start = (self.next() % self.items.len() as u64) as usize;
         (0..self.items.len().min(8))
             .map(|k| &self.items[(start + k) % self.items.len()])
-            .find(|(_, noun)| !names.contains(noun) && !(has_people && words::is_person_noun(noun)))
+            .find(|(_, noun)| {
+                let counts_people = has_people && words::is_person_noun(noun);
+                !names.contains(noun) && !counts_people
+            })
             .cloned()
     }
 }
