@@ -9,12 +9,16 @@ What it checks:
 * every ``*.tar`` under OUT_DIR (recursively) has an ``X.parquet`` next to it,
   and every ``*.parquet`` (outside ``failures/``) has an ``X.tar`` next to it;
 * every tar member is a regular file named ``KEY.jpg``, ``KEY.txt`` or
-  ``KEY.json``, or the optional ``KEY.npy`` (KEY is non-empty and has no dots or slashes), no member
+  ``KEY.json``, or the optional ``KEY.npy`` or ``KEY.qa.json`` (KEY is non-empty and has no dots
+  or slashes), no member
   appears twice, and every KEY has all three members;
 * ``.jpg`` starts with the JPEG magic bytes FF D8 FF, ``.txt`` is non-empty
   UTF-8 (not just whitespace), ``.json`` is valid UTF-8 JSON;
 * the Parquet file has a string column ``key`` without nulls or repeats
   whose set of keys equals the tar's;
+* ``.qa.json`` is a JSON list of objects with a ``question`` ending in "?", a non-empty
+  ``answer``, an ``answer_type`` and a ``source``, and the index's ``qa`` column holds as many
+  pairs for the key;
 * no KEY appears in more than one shard;
 * with ``--expect-ids FILE`` (one key per line), the set of keys equals
   the set in FILE.
@@ -32,6 +36,7 @@ on altflow's own code.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 import tarfile
@@ -45,8 +50,8 @@ except ImportError:  # pragma: no cover - environment problem, not a shard probl
     sys.exit("check_shards.py needs pyarrow: pip install pyarrow")
 
 EXTENSIONS = ("jpg", "txt", "json")
-# Written only when the scoring stage keeps CLIP embeddings.
-OPTIONAL = ("npy",)
+# Written only when the scoring stage keeps CLIP embeddings, and when the qgen stage wrote questions.
+OPTIONAL = ("npy", "qa.json")
 JPEG_MAGIC = b"\xff\xd8\xff"
 
 
@@ -56,6 +61,8 @@ class Report:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.errors: list[str] = []
+        # Pairs in each key's .qa.json, to compare with the index's qa column.
+        self.qa_by_key: dict[str, int] = {}
 
     def rel(self, path: Path) -> str:
         try:
@@ -120,6 +127,18 @@ def check_member_content(ext: str, data: bytes) -> str | None:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return f".{ext} is not valid UTF-8 ({exc.reason} at byte {exc.start})"
+    if ext == "qa.json":
+        try:
+            pairs = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return f".qa.json does not parse: {exc}"
+        if not isinstance(pairs, list) or not pairs:
+            return ".qa.json is not a non-empty list"
+        for qa in pairs:
+            if not (isinstance(qa, dict) and str(qa.get("question", "")).endswith("?")
+                    and qa.get("answer") and qa.get("answer_type") and qa.get("source")):
+                return f".qa.json has a malformed pair: {qa!r}"
+        return None
     if ext == "txt":
         if not text.strip():
             return ".txt caption is empty" if not text else ".txt caption is only whitespace"
@@ -154,6 +173,13 @@ def read_tar_keys(tar_path: Path, report: Report) -> list[str] | None:
                     continue
                 members_by_key[key].add(ext)
                 handle = tar.extractfile(member)
+                if ext == "qa.json" and handle is not None:
+                    data = handle.read()
+                    try:
+                        report.qa_by_key[key] = len(json.loads(data))
+                    except (json.JSONDecodeError, TypeError):
+                        pass
+                    handle = io.BytesIO(data)
                 data = handle.read() if handle is not None else b""
                 problem = check_member_content(ext, data)
                 if problem:
@@ -215,6 +241,17 @@ def compare_shard(tar_path: Path, tar_keys: list[str], parquet_path: Path, parqu
 # ---------------------------------------------------------------------------
 
 
+def check_index_qa(parquet_path: Path, report: Report) -> None:
+    """The index's ``qa`` list column (when there) holds each key's pairs of its .qa.json."""
+    table = pq.read_table(parquet_path)
+    if "qa" not in table.column_names:
+        return
+    for key, pairs in zip(table.column("key").to_pylist(), table.column("qa").to_pylist()):
+        want = report.qa_by_key.get(key, 0)
+        if len(pairs or []) != want:
+            report.error(parquet_path, f"qa column has {len(pairs or [])} pairs, .qa.json {want}", key)
+
+
 def check_duplicates(keys_by_shard: dict[Path, list[str]], report: Report) -> None:
     """Report keys that occur in more than one shard."""
     shards_by_key: dict[str, list[Path]] = defaultdict(list)
@@ -258,6 +295,7 @@ def check_output(out_dir: Path, expect_ids: Path | None, allow_empty: bool) -> t
             parquet_keys = read_parquet_keys(parquet_path, report)
             if parquet_keys is not None:
                 compare_shard(tar_path, tar_keys, parquet_path, parquet_keys, report)
+                check_index_qa(parquet_path, report)
 
     check_duplicates(keys_by_shard, report)
     all_keys = sorted({k for keys in keys_by_shard.values() for k in keys})
@@ -273,6 +311,7 @@ def check_output(out_dir: Path, expect_ids: Path | None, allow_empty: bool) -> t
     summary = {
         "shards": len(tars),
         "samples": sum(len(keys) for keys in keys_by_shard.values()),
+        "qa": sum(report.qa_by_key.values()),
         "keys": all_keys,
     }
     return report, summary

@@ -22,6 +22,9 @@ fi
 if ! command -v moto_server >/dev/null; then
   python3 -m pip install --quiet 'moto[server]>=5'
 fi
+if ! python3 -c 'import webdataset' 2>/dev/null; then
+  python3 -m pip install --quiet 'webdataset>=0.2'
+fi
 if ! python3 -c 'import warcio' 2>/dev/null; then
   python3 -m pip install --quiet 'warcio>=1.7'
 fi

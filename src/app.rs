@@ -464,6 +464,8 @@ pub struct Funnel {
     pub output: String,
     /// Wall time of the run.
     pub elapsed: Duration,
+    /// Question–answer pairs the qgen stage kept, by answer type.
+    pub questions: std::collections::BTreeMap<String, u64>,
 }
 
 impl Funnel {
@@ -479,6 +481,7 @@ impl Funnel {
             shards,
             shard_bytes,
             output: pipeline.write.output.clone(),
+            questions: metrics::questions_by_type(),
             elapsed,
         }
     }
@@ -515,6 +518,19 @@ impl fmt::Display for Funnel {
                 t.records_out,
                 rejected,
                 reasons.join(" ")
+            )?;
+        }
+        if !self.questions.is_empty() {
+            let by_type: Vec<String> = self
+                .questions
+                .iter()
+                .map(|(t, n)| format!("{t}={n}"))
+                .collect();
+            writeln!(
+                f,
+                "  questions: {} ({})",
+                self.questions.values().sum::<u64>(),
+                by_type.join(" ")
             )?;
         }
         write!(

@@ -26,7 +26,12 @@ fn altflow() -> Command {
 
 /// pipelines/local.toml, adapted to write into `dir` and serve the site on `site_port`.
 fn local_pipeline(dir: &Path, site_port: u16) -> PathBuf {
-    let text = std::fs::read_to_string(common::root().join("pipelines/local.toml")).unwrap();
+    adapted_pipeline("local.toml", dir, site_port)
+}
+
+/// A pipeline of pipelines/, adapted to write into `dir` and serve the site on `site_port`.
+fn adapted_pipeline(name: &str, dir: &Path, site_port: u16) -> PathBuf {
+    let text = std::fs::read_to_string(common::root().join("pipelines").join(name)).unwrap();
     let site = common::root().join("examples/site");
     let text = text
         .replace(
@@ -41,8 +46,9 @@ fn local_pipeline(dir: &Path, site_port: u16) -> PathBuf {
             "output = \"file://./out\"",
             &format!("output = {:?}", dir.join("out").to_str().unwrap()),
         )
-        .replace("listen = \"127.0.0.1:9898\"", "listen = \"127.0.0.1:0\"");
-    let path = dir.join("local.toml");
+        .replace("listen = \"127.0.0.1:9898\"", "listen = \"127.0.0.1:0\"")
+        .replace("listen = \"127.0.0.1:9897\"", "listen = \"127.0.0.1:0\"");
+    let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
 }
@@ -53,6 +59,52 @@ fn run_embedded(dir: &Path, site_port: u16) -> (String, BTreeSet<String>) {
     let keys =
         common::check_shards(&dir.join("out")).unwrap_or_else(|e| panic!("shards unreadable: {e}"));
     (String::from_utf8_lossy(&funnel).into_owned(), keys)
+}
+
+#[test]
+fn vqa_pipeline_writes_questions_that_webdataset_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = adapted_pipeline("vqa.toml", dir.path(), common::free_port());
+    let funnel = common::stdout_of(altflow().arg("run").arg(&pipeline).current_dir(dir.path()));
+    let funnel = String::from_utf8_lossy(&funnel);
+    let out = dir.path().join("out");
+    // check_shards.py checks every KEY.qa.json and that the index's qa column matches it.
+    let keys = common::check_shards(&out).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(keys.len(), SITE_SAMPLES);
+    assert!(
+        funnel.contains("questions:"),
+        "no questions in the funnel:\n{funnel}"
+    );
+    // Python webdataset, as a trainer reads the shards: every sample has its questions.
+    let script = r#"
+import glob, json, sys, webdataset as wds
+shards = sorted(glob.glob(sys.argv[1] + "/*.tar"))
+n = q = 0
+types = set()
+for sample in wds.WebDataset(shards, shardshuffle=False).decode():
+    qa = sample["qa.json"]
+    assert all(p["question"].endswith("?") for p in qa), qa
+    n += 1
+    q += len(qa)
+    types.update(p["answer_type"] for p in qa)
+print(json.dumps({"samples": n, "qa": q, "types": sorted(types)}))
+"#;
+    let output = Command::new("python3")
+        .args(["-c", script, out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "webdataset failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let read: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(read["samples"].as_u64().unwrap() as usize, SITE_SAMPLES);
+    assert!(
+        read["qa"].as_u64().unwrap() >= 3 * SITE_SAMPLES as u64,
+        "{read}"
+    );
+    assert!(read["types"].as_array().unwrap().len() >= 4, "{read}");
 }
 
 #[test]
