@@ -7,7 +7,10 @@
 //! with its object the verb's when no prepositional phrase follows (which the dependency parse
 //! would usually attach to the verb, making its subtree longer). Maximal spans only, as the seed.
 
-use super::parse::{ChunkKind, Parse, Pos};
+use super::AnswerType;
+use super::parse::{ChunkKind, Parse, Pos, is_color};
+use super::words::{is_person_noun, singular};
+use crate::filter::entities::Entity;
 
 /// Which extraction found a candidate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -139,6 +142,43 @@ pub fn extract(p: &Parse) -> Vec<Candidate> {
         add(s, e, Source::ParseSpan);
     }
     out
+}
+
+/// The kind of answer the span `start..end` is, and for a number the counted noun (singular):
+/// for candidates whose question a model writes.
+pub fn classify(p: &Parse, start: usize, end: usize) -> (AnswerType, Option<String>) {
+    let w = &p.words;
+    let np = p
+        .chunks
+        .iter()
+        .find(|c| c.kind == ChunkKind::Np && c.start <= start && end <= c.end);
+    if end == start + 1 && w[start].pos == Pos::Num {
+        let counted = np
+            .filter(|c| c.head > start)
+            .map(|c| singular(&w[c.head].lower));
+        return (AnswerType::Count, counted);
+    }
+    if w[start..end]
+        .iter()
+        .all(|x| is_color(&x.lower) || x.pos == Pos::Conj)
+    {
+        return (AnswerType::Color, None);
+    }
+    if p.chunks.iter().any(|c| {
+        matches!(c.kind, ChunkKind::Pp { .. })
+            && (c.start, c.end) == (start, end)
+            && p.is_location(c)
+    }) {
+        return (AnswerType::Location, None);
+    }
+    if w[start].tag == "VBG" {
+        return (AnswerType::Activity, None);
+    }
+    let head = np.map_or(end - 1, |c| c.head);
+    if w[head].entity == Some(Entity::Person) || is_person_noun(&w[head].lower) {
+        return (AnswerType::Person, None);
+    }
+    (AnswerType::Object, None)
 }
 
 #[cfg(test)]

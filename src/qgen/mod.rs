@@ -8,9 +8,11 @@
 //! with the answer 0.
 
 pub mod candidates;
+pub mod neural;
 pub mod parse;
 pub mod reader;
 pub mod rules;
+pub mod t5;
 pub mod words;
 
 use std::collections::HashSet;
@@ -102,6 +104,22 @@ impl Default for Settings {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum QgenError {
+    /// A model could not be loaded or run.
+    #[error("T5 checkpoint {dir}: {source}")]
+    Model {
+        /// The checkpoint directory.
+        dir: std::path::PathBuf,
+        /// Why.
+        source: t5::T5Error,
+    },
+    /// A model's tokenizer could not be loaded or failed.
+    #[error("tokenizer {path}: {message}")]
+    Tokenizer {
+        /// `tokenizer.json`.
+        path: std::path::PathBuf,
+        /// The tokenizers crate's message.
+        message: String,
+    },
     /// The answer vocabulary could not be read.
     #[error("qgen.answer_vocabulary {path}: {source}")]
     Vocabulary {
@@ -205,11 +223,25 @@ fn stable_hash(text: &str) -> u64 {
     })
 }
 
-/// Writes questions and answers for captions, one at a time, keeping the stream state the seed's
-/// zero counts need.
+/// One question on its way through a batch.
+struct Item {
+    /// Index of its caption in the batch.
+    caption: usize,
+    proposal: Proposal,
+    source: Source,
+    /// The QA model's answer, when one answered.
+    read: Option<String>,
+}
+
+/// Writes questions and answers for captions, keeping the stream state the seed's zero counts
+/// need.
 pub struct Generator {
     settings: Settings,
     reservoir: Reservoir,
+    /// The question-generation model; the rules write questions without one.
+    qg: Option<neural::Seq2Seq>,
+    /// The round trip's QA model; the lexical reader answers without one.
+    qa: Option<neural::Seq2Seq>,
 }
 
 impl Generator {
@@ -219,6 +251,8 @@ impl Generator {
         Self {
             settings,
             reservoir,
+            qg: None,
+            qa: None,
         }
     }
 
@@ -240,50 +274,180 @@ impl Generator {
                 )
             }
         };
-        Ok(Self::new(Settings {
+        let mut generator = Self::new(Settings {
             max_questions: config.max_questions,
             min_f1: config.min_f1,
             answer_vocabulary,
             zero_reservoir: config.zero_reservoir,
-        }))
-    }
-
-    /// The Q/A of each caption, in order.
-    pub fn generate_batch(&mut self, captions: &[String]) -> Result<Vec<Outcome>, QgenError> {
-        Ok(captions.iter().map(|c| self.generate(c)).collect())
-    }
-
-    /// The Q/A of one caption.
-    pub fn generate(&mut self, caption: &str) -> Outcome {
-        let parsed = parse(caption);
-        let seed = stable_hash(caption);
-        let proposals = rules::propose(&parsed, seed);
-        let mut outcome = Outcome {
-            proposed: proposals.len(),
-            ..Outcome::default()
+        });
+        let generation = t5::Generation {
+            max_new_tokens: config.max_new_tokens,
+            num_beams: config.num_beams,
         };
-        let candidates = extract(&parsed);
-        let mut kept: Vec<Qa> = Vec::new();
-        let mut counted = Vec::new();
-        for p in proposals {
-            let source = match p.span {
-                None => Source::Boolean,
-                Some(span) => candidates
-                    .iter()
-                    .find(|c| (c.start, c.end) == span)
-                    .map_or(Source::Phrase, |c| c.source),
-            };
-            if let Some(noun) = &p.counted {
-                counted.push((
-                    format!("How many {} are there?", words::plural(noun)),
-                    noun.clone(),
-                ));
+        let load = |dir: &Option<std::path::PathBuf>| {
+            dir.as_deref()
+                .map(|d| neural::Seq2Seq::load(d, generation.clone(), config.batch_size))
+                .transpose()
+        };
+        generator.qg = load(&config.qg_model)?;
+        generator.qa = load(&config.qa_model)?;
+        Ok(generator)
+    }
+
+    /// The Q/A of each caption, in order. The captions' prompts go through the models together
+    /// (in batches of `qgen.batch_size`).
+    pub fn generate_batch(&mut self, captions: &[String]) -> Result<Vec<Outcome>, QgenError> {
+        let parsed: Vec<Parse> = captions.iter().map(|c| parse(c)).collect();
+        let mut outcomes = vec![Outcome::default(); captions.len()];
+        let mut items: Vec<Item> = Vec::new();
+        for (i, (caption, p)) in captions.iter().zip(&parsed).enumerate() {
+            let proposals = self.propose(p, caption);
+            outcomes[i].proposed = proposals.len();
+            let counted: Vec<String> = proposals
+                .iter()
+                .filter_map(|(q, _)| q.counted.clone())
+                .collect();
+            items.extend(proposals.into_iter().map(|(proposal, source)| Item {
+                caption: i,
+                proposal,
+                source,
+                read: None,
+            }));
+            if let Some(question) = self.borrow_zero(p) {
+                outcomes[i].proposed += 1;
+                items.push(Item {
+                    caption: i,
+                    proposal: Proposal {
+                        question,
+                        answer: "0".into(),
+                        span: None,
+                        answer_type: AnswerType::Count,
+                        counted: None,
+                    },
+                    source: Source::HowManyZero,
+                    read: None,
+                });
             }
-            self.check(&parsed, p, source, &mut outcome, &mut kept);
+            // Offered after borrowing, so that no caption is asked its own count.
+            for noun in counted {
+                self.reservoir.offer(
+                    format!("How many {} are there?", words::plural(&noun)),
+                    noun,
+                );
+            }
         }
-        // Zero counts: a "how many" question of an earlier caption that names none of this one's
-        // nouns (the seed found 4.5 % of its borrowed questions wrong for the image; checking the
-        // caption's nouns removes the ones the caption itself contradicts).
+        if let Some(qg) = &self.qg {
+            let todo: Vec<usize> = (0..items.len())
+                .filter(|&i| items[i].proposal.question.is_empty())
+                .collect();
+            let prompts: Vec<String> = todo
+                .iter()
+                .map(|&i| {
+                    let item = &items[i];
+                    format!(
+                        "answer: {} context: {}",
+                        item.proposal.answer, captions[item.caption]
+                    )
+                })
+                .collect();
+            for (i, question) in todo.into_iter().zip(qg.run(&prompts)?) {
+                items[i].proposal.question = question;
+            }
+        }
+        // The round trip: the QA model where there is one; zero counts, whose answer is not in the
+        // caption by construction, are read lexically (0 when the caption never names the noun).
+        if let Some(qa) = &self.qa {
+            let todo: Vec<usize> = (0..items.len())
+                .filter(|&i| items[i].source != Source::HowManyZero)
+                .collect();
+            let prompts: Vec<String> = todo
+                .iter()
+                .map(|&i| {
+                    let item = &items[i];
+                    format!(
+                        "question: {} context: {}",
+                        item.proposal.question, captions[item.caption]
+                    )
+                })
+                .collect();
+            for (i, answer) in todo.into_iter().zip(qa.run(&prompts)?) {
+                items[i].read = Some(answer);
+            }
+        }
+        let mut kept: Vec<Vec<Qa>> = vec![Vec::new(); captions.len()];
+        for item in items {
+            let read = item.read.unwrap_or_else(|| {
+                reader::answer(&item.proposal.question, &parsed[item.caption]).unwrap_or_default()
+            });
+            let outcome = &mut outcomes[item.caption];
+            if let Some(qa) = self.check(&read, item.proposal, item.source, outcome) {
+                kept[item.caption].push(qa);
+            }
+        }
+        for (outcome, kept) in outcomes.iter_mut().zip(kept) {
+            outcome.qa = self.select(kept, &mut outcome.over_limit);
+        }
+        Ok(outcomes)
+    }
+
+    /// The Q/A of one caption (the stream state moves on as in [`Generator::generate_batch`]).
+    pub fn generate(&mut self, caption: &str) -> Result<Outcome, QgenError> {
+        let mut outcomes = self.generate_batch(std::slice::from_ref(&caption.to_string()))?;
+        Ok(outcomes.remove(0))
+    }
+
+    /// The questions to check for one caption: the rules' when no question model is loaded, else
+    /// every span candidate (the first `2 × max_questions`, in the order of [`Source`]) and yes and
+    /// no, with the question left for the model.
+    fn propose(&self, parsed: &Parse, caption: &str) -> Vec<(Proposal, Source)> {
+        let candidates = extract(parsed);
+        if self.qg.is_none() {
+            return rules::propose(parsed, stable_hash(caption))
+                .into_iter()
+                .map(|p| {
+                    let source = match p.span {
+                        None => Source::Boolean,
+                        Some(span) => candidates
+                            .iter()
+                            .find(|c| (c.start, c.end) == span)
+                            .map_or(Source::Phrase, |c| c.source),
+                    };
+                    (p, source)
+                })
+                .collect();
+        }
+        let mut out: Vec<(Proposal, Source)> = candidates
+            .iter()
+            .take(2 * self.settings.max_questions)
+            .map(|c| {
+                let (answer_type, counted) = candidates::classify(parsed, c.start, c.end);
+                let proposal = Proposal {
+                    question: String::new(),
+                    answer: parsed.text(c.start, c.end, true),
+                    span: Some((c.start, c.end)),
+                    answer_type,
+                    counted,
+                };
+                (proposal, c.source)
+            })
+            .collect();
+        for answer in ["yes", "no"] {
+            let proposal = Proposal {
+                question: String::new(),
+                answer: answer.into(),
+                span: None,
+                answer_type: AnswerType::Boolean,
+                counted: None,
+            };
+            out.push((proposal, Source::Boolean));
+        }
+        out
+    }
+
+    /// A "how many" question of an earlier caption for this one, answered 0 (the seed found 4.5 %
+    /// of its borrowed questions wrong for the image; checking the caption's nouns removes the ones
+    /// the caption itself contradicts).
+    fn borrow_zero(&mut self, parsed: &Parse) -> Option<String> {
         let names: Vec<String> = parsed
             .words
             .iter()
@@ -293,52 +457,31 @@ impl Generator {
             w.entity == Some(crate::filter::entities::Entity::Person)
                 || (w.pos == parse::Pos::Noun && words::is_person_noun(&w.lower))
         });
-        if let Some((question, _)) = self.reservoir.borrow(&names, has_people) {
-            outcome.proposed += 1;
-            let p = Proposal {
-                question,
-                answer: "0".into(),
-                span: None,
-                answer_type: AnswerType::Count,
-                counted: None,
-            };
-            self.check(&parsed, p, Source::HowManyZero, &mut outcome, &mut kept);
-        }
-        for (question, noun) in counted {
-            self.reservoir.offer(question, noun);
-        }
-        outcome.qa = self.select(kept, &mut outcome.over_limit);
-        outcome
+        self.reservoir
+            .borrow(&names, has_people)
+            .map(|(question, _)| question)
     }
 
-    /// The round trip and the answer vocabulary.
-    fn check(
-        &self,
-        parsed: &Parse,
-        p: Proposal,
-        source: Source,
-        outcome: &mut Outcome,
-        kept: &mut Vec<Qa>,
-    ) {
-        let read = reader::answer(&p.question, parsed).unwrap_or_default();
-        let f1 = reader::token_f1(&read, &p.answer);
-        if f1 < self.settings.min_f1 {
+    /// The round trip's verdict on `read` (the answer the QA side gave) and the answer vocabulary.
+    fn check(&self, read: &str, p: Proposal, source: Source, outcome: &mut Outcome) -> Option<Qa> {
+        let f1 = reader::token_f1(read, &p.answer);
+        if p.question.is_empty() || f1 < self.settings.min_f1 {
             outcome.round_trip_failed += 1;
-            return;
+            return None;
         }
         if let Some(vocabulary) = &self.settings.answer_vocabulary
             && !vocabulary.contains(&reader::normalize(&p.answer).join(" "))
         {
             outcome.off_vocabulary += 1;
-            return;
+            return None;
         }
-        kept.push(Qa {
+        Some(Qa {
             question: p.question,
             answer: p.answer,
             answer_type: p.answer_type.as_str().into(),
             source: source.as_str().into(),
             f1,
-        });
+        })
     }
 
     /// At most `max_questions`, spread over the answer types: one of each type in turn, a yes/no
@@ -389,14 +532,16 @@ mod tests {
     #[test]
     fn a_caption_gets_questions_of_many_types() {
         let mut g = Generator::new(Settings::default());
-        let first = g.generate("two dogs playing with a ball in the snow");
+        let first = g
+            .generate("two dogs playing with a ball in the snow")
+            .unwrap();
         assert!(
             first
                 .qa
                 .iter()
                 .any(|q| q.answer == "2" && q.answer_type == "count")
         );
-        let out = g.generate("a man riding a horse on a dirt road");
+        let out = g.generate("a man riding a horse on a dirt road").unwrap();
         let types: HashSet<&str> = out.qa.iter().map(|q| q.answer_type.as_str()).collect();
         for t in [
             "object", "person", "activity", "location", "boolean", "count",
@@ -423,7 +568,7 @@ mod tests {
             max_questions: 3,
             ..Settings::default()
         });
-        let out = g.generate("a man riding a horse on a dirt road");
+        let out = g.generate("a man riding a horse on a dirt road").unwrap();
         assert_eq!(out.qa.len(), 3);
         assert!(out.over_limit > 0);
         let vocabulary: HashSet<String, RandomState> =
@@ -434,7 +579,7 @@ mod tests {
             answer_vocabulary: Some(vocabulary),
             ..Settings::default()
         });
-        let out = g.generate("a man riding a horse on a dirt road");
+        let out = g.generate("a man riding a horse on a dirt road").unwrap();
         let answers: Vec<&str> = out.qa.iter().map(|q| q.answer.as_str()).collect();
         assert!(
             answers.contains(&"a horse") && out.off_vocabulary > 0,
