@@ -110,7 +110,7 @@ pub enum QgenError {
         /// The checkpoint directory.
         dir: std::path::PathBuf,
         /// Why.
-        source: t5::T5Error,
+        source: Box<t5::T5Error>,
     },
     /// A model's tokenizer could not be loaded or failed.
     #[error("tokenizer {path}: {message}")]

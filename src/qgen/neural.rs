@@ -24,7 +24,7 @@ impl Seq2Seq {
     pub fn load(dir: &Path, generation: Generation, batch_size: usize) -> Result<Self, QgenError> {
         let model = T5::load(dir, &Device::Cpu).map_err(|source| QgenError::Model {
             dir: dir.to_path_buf(),
-            source,
+            source: Box::new(source),
         })?;
         let path = dir.join("tokenizer.json");
         let tokenizer =
@@ -63,7 +63,7 @@ impl Seq2Seq {
                 .generate(&ids, &self.generation)
                 .map_err(|source| QgenError::Model {
                     dir: self.dir.clone(),
-                    source,
+                    source: Box::new(source),
                 })?;
             for g in generated {
                 out.push(

@@ -6,8 +6,9 @@
 //! - the decoder's relative-position buckets are unidirectional (a query sees only earlier keys), the
 //!   encoder's bidirectional; candle-transformers buckets both bidirectionally, and its decoder drifts
 //!   from transformers after about 9 positions;
-//! - tied-embedding logits scale the decoder output by `d_model^-0.5` before the shared embedding
-//!   (untied checkpoints do not scale);
+//! - the decoder output is scaled by `d_model^-0.5` before the output projection where
+//!   transformers scales it (original T5, tied; `scale_decoder_outputs` in transformers 5 configs),
+//!   not by `√d_model`; T5 v1.1 and flan-T5 (untied, their own `lm_head.weight`) do not scale;
 //! - padded batches mask the encoder's padding in its self-attention and in cross-attention, so a
 //!   batched prompt gives what it gives alone;
 //! - generation is greedy or beam search (transformers' `generate` with `num_beams`, no sampling,
@@ -86,9 +87,14 @@ pub struct T5Config {
     /// `relu` (T5) or `gated-gelu` (T5 v1.1, flan-T5).
     #[serde(default = "default_ff")]
     pub feed_forward_proj: String,
-    /// Whether the output projection is the input embedding.
+    /// Whether the output projection is the input embedding (a checkpoint with a `lm_head.weight`
+    /// tensor uses that tensor either way).
     #[serde(default = "default_true")]
     pub tie_word_embeddings: bool,
+    /// Whether the decoder output is scaled by `d_model^-0.5` before the output projection
+    /// (transformers 5 writes this key; older configs meant it by `tie_word_embeddings`: original
+    /// T5 ties and scales, T5 v1.1 and flan-T5 neither).
+    pub scale_decoder_outputs: Option<bool>,
     /// Vocabulary size.
     pub vocab_size: usize,
     /// Padding token.
@@ -235,9 +241,11 @@ fn bucket(relative: i64, bidirectional: bool, buckets: usize, max_distance: usiz
     if rp < max_exact {
         out += rp;
     } else {
-        let scaled = ((rp as f32 / max_exact as f32).ln()
-            / (max_distance as f32 / max_exact as f32).ln()
-            * (n - max_exact) as f32) as i64;
+        // As torch: the ratio's logarithm in float32, divided by Python's float64 logarithm of the
+        // distance ratio (rounded to float32 by the tensor operation), truncated.
+        let divisor = (max_distance as f64 / max_exact as f64).ln() as f32;
+        let scaled =
+            ((rp as f32 / max_exact as f32).ln() / divisor * (n - max_exact) as f32) as i64;
         out += (max_exact + scaled).min(n - 1);
     }
     out as u32
@@ -469,10 +477,17 @@ impl T5 {
             c.layer_norm_epsilon,
         )
         .map_err(candle("decoder.final_layer_norm"))?;
-        let lm_head = if c.tie_word_embeddings {
+        let lm_head = if vb.contains_tensor("lm_head.weight") {
+            Some(linear(vb.pp("lm_head"), c.d_model, c.vocab_size).map_err(candle("lm_head"))?)
+        } else if c.tie_word_embeddings {
             None
         } else {
-            Some(linear(vb.pp("lm_head"), c.d_model, c.vocab_size).map_err(candle("lm_head"))?)
+            return Err(T5Error::Candle {
+                context: "lm_head.weight".into(),
+                source: candle_core::Error::Msg(
+                    "tie_word_embeddings is false and the checkpoint has no lm_head.weight".into(),
+                ),
+            });
         };
         Ok(Self {
             config,
@@ -609,14 +624,14 @@ impl T5 {
             x = (&x + c.attend(&q, &cache.cross_k, &cache.cross_v, &cross_mask)?)?;
             x = (&x + layer.ff.forward(&layer.norm3.forward(&x)?)?)?;
         }
-        let x = self.decoder_norm.forward(&x)?;
+        let mut x = self.decoder_norm.forward(&x)?;
+        let c = &self.config;
+        if c.scale_decoder_outputs.unwrap_or(c.tie_word_embeddings) {
+            x = (x * (c.d_model as f64).powf(-0.5))?;
+        }
         match &self.lm_head {
             Some(head) => head.forward(&x),
-            None => {
-                // Tied embeddings: transformers rescales the output by d_model^-0.5 first.
-                let x = (x * (self.config.d_model as f64).powf(-0.5))?;
-                x.broadcast_matmul(&self.shared.embeddings().t()?)
-            }
+            None => x.broadcast_matmul(&self.shared.embeddings().t()?),
         }
     }
 
@@ -734,9 +749,11 @@ impl T5 {
             let mut reorder = Vec::with_capacity(b * beams);
             let mut new_tokens = Vec::with_capacity(b * beams);
             let mut new_scores = Vec::with_capacity(b * beams);
-            // The sequence length (decoder start included) after this step, for the length
-            // normalisation of finished hypotheses.
-            let length = step + 2;
+            // Finished hypotheses are scored by their summed log-probability over their length
+            // (generated tokens, the end included; transformers' length penalty 1). At the last
+            // step every candidate finishes, as transformers' length limit stops them all.
+            let length = (step + 1) as f32;
+            let last = step + 1 == settings.max_new_tokens;
             for i in 0..b {
                 if done[i] {
                     for k in 0..beams {
@@ -763,14 +780,16 @@ impl T5 {
                     .sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
                 let mut live = 0;
                 for (rank, &(score, r, t)) in candidates.iter().enumerate() {
-                    if t == eos {
-                        // Only an end among the best `beams` finishes a hypothesis.
+                    if t == eos || last {
+                        // Only a candidate among the best `beams` finishes a hypothesis.
                         if rank < beams {
                             let mut hyp = tokens[r].clone();
                             hyp.push(t);
-                            finished[i].push((score / length as f32, hyp));
+                            finished[i].push((score / length, hyp));
                         }
-                        continue;
+                        if t == eos {
+                            continue;
+                        }
                     }
                     reorder.push(r as u32);
                     new_tokens.push(t);
@@ -788,9 +807,7 @@ impl T5 {
                     .iter()
                     .copied()
                     .fold(f32::MIN, f32::max);
-                if finished[i].len() == beams
-                    && finished[i][beams - 1].0 >= best_running / length as f32
-                {
+                if finished[i].len() == beams && finished[i][beams - 1].0 >= best_running / length {
                     done[i] = true;
                 }
             }
@@ -814,20 +831,13 @@ impl T5 {
                 break;
             }
         }
-        // Inputs still running at the length limit: their beams join the hypotheses.
-        let mut out = Vec::with_capacity(b);
-        for i in 0..b {
-            let mut hyps = std::mem::take(&mut finished[i]);
-            if !done[i] {
-                for k in 0..beams {
-                    let r = i * beams + k;
-                    let length = tokens[r].len() + 1;
-                    hyps.push((scores[r] / length as f32, tokens[r].clone()));
-                }
-            }
-            hyps.sort_by(|a, b| b.0.total_cmp(&a.0));
-            out.push(hyps.into_iter().next().map(|h| h.1).unwrap_or_default());
-        }
+        let out = finished
+            .into_iter()
+            .map(|mut hyps| {
+                hyps.sort_by(|a, b| b.0.total_cmp(&a.0));
+                hyps.into_iter().next().map(|h| h.1).unwrap_or_default()
+            })
+            .collect();
         Ok(out)
     }
 }
