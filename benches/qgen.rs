@@ -3,6 +3,13 @@
 //!   trip, zero-count reservoir) over the 120 captions of examples/qgen/captions.txt, in captions
 //!   per second.
 //!
+//! - `t5_small`: the model path with T5-small-shaped random weights (6 + 6 layers, d_model 512, 8
+//!   heads, vocabulary 32,128) for both question generation and the round trip's QA, greedy, 16 new
+//!   tokens at most (random weights rarely write the end token, so every output is 16 tokens: the
+//!   worst case), on the CPU: Q/A checked per second with prompts run one at a time and 16 at a
+//!   time, side by side. Needs the model: `python scripts/make_t5_fixtures.py --small
+//!   /tmp/t5-small` (or `ALTFLOW_T5_SMALL=DIR`); skipped without it.
+//!
 //! Run: `cargo bench --bench qgen`. Figures are quoted in README.md.
 
 use std::hint::black_box;
@@ -37,5 +44,37 @@ fn rules(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, rules);
+fn t5_small(c: &mut Criterion) {
+    let dir = std::env::var("ALTFLOW_T5_SMALL").unwrap_or_else(|_| "/tmp/t5-small".into());
+    if !std::path::Path::new(&dir)
+        .join("model.safetensors")
+        .is_file()
+    {
+        eprintln!("t5_small: no model in {dir}; see the bench's doc to make one");
+        return;
+    }
+    let caption = vec!["two dogs playing with a red ball in the snow".to_string()];
+    let mut group = c.benchmark_group("qgen_t5_small");
+    group.sample_size(10);
+    for batch_size in [1, 16] {
+        let config = altflow::config::QgenConfig {
+            qg_model: Some(dir.clone().into()),
+            qa_model: Some(dir.clone().into()),
+            // 3 questions: 6 span candidates and yes/no, 8 prompts for each model.
+            max_questions: 3,
+            max_new_tokens: 16,
+            batch_size,
+            ..Default::default()
+        };
+        let mut generator = Generator::from_config(&config).expect("the T5-small model loads");
+        let proposed = generator.generate_batch(&caption).unwrap()[0].proposed;
+        group.throughput(Throughput::Elements(proposed as u64));
+        group.bench_function(format!("qg_and_qa_batch_{batch_size}"), |b| {
+            b.iter(|| generator.generate_batch(black_box(&caption)).unwrap().len())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, rules, t5_small);
 criterion_main!(benches);

@@ -353,7 +353,9 @@ pub struct T5 {
     encoder_norm: RmsNorm,
     decoder: Vec<DecoderLayer>,
     decoder_norm: RmsNorm,
-    lm_head: Option<Linear>,
+    /// The output projection (d_model, vocab): `lm_head.weight` transposed, or the shared
+    /// embedding's.
+    output: Tensor,
     device: Device,
 }
 
@@ -477,10 +479,19 @@ impl T5 {
             c.layer_norm_epsilon,
         )
         .map_err(candle("decoder.final_layer_norm"))?;
-        let lm_head = if vb.contains_tensor("lm_head.weight") {
-            Some(linear(vb.pp("lm_head"), c.d_model, c.vocab_size).map_err(candle("lm_head"))?)
+        // The output projection as one contiguous (d_model, vocab) matrix: multiplying by a
+        // transposed view made candle copy the whole matrix at every generated token.
+        let output = if vb.contains_tensor("lm_head.weight") {
+            vb.pp("lm_head")
+                .get((c.vocab_size, c.d_model), "weight")
+                .and_then(|w| w.t()?.contiguous())
+                .map_err(candle("lm_head"))?
         } else if c.tie_word_embeddings {
-            None
+            shared
+                .embeddings()
+                .t()
+                .and_then(|w| w.contiguous())
+                .map_err(candle("shared.weight"))?
         } else {
             return Err(T5Error::Candle {
                 context: "lm_head.weight".into(),
@@ -496,7 +507,7 @@ impl T5 {
             encoder_norm,
             decoder,
             decoder_norm,
-            lm_head,
+            output,
             device: device.clone(),
         })
     }
@@ -629,10 +640,7 @@ impl T5 {
         if c.scale_decoder_outputs.unwrap_or(c.tie_word_embeddings) {
             x = (x * (c.d_model as f64).powf(-0.5))?;
         }
-        match &self.lm_head {
-            Some(head) => head.forward(&x),
-            None => x.broadcast_matmul(&self.shared.embeddings().t()?),
-        }
+        x.broadcast_matmul(&self.output)
     }
 
     /// Pads `inputs` with the pad token into ids (b, s) and a 0/1 mask (b, s).
