@@ -44,7 +44,7 @@ enum Command {
     /// Run one stage of a Kafka pipeline: the unit you deploy and scale (start more copies of the
     /// same stage to split its partitions).
     Stage {
-        /// One of: crawl, filter, fetch, dedup, write, retry, failures.
+        /// One of: crawl, filter, fetch, score, dedup, qgen, write, retry, failures.
         name: StageName,
         /// Pipeline file with bus.kind = "kafka".
         #[arg(long)]

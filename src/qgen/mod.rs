@@ -233,6 +233,27 @@ struct Item {
     read: Option<String>,
 }
 
+/// The prompts "KEY: VALUE context: CAPTION" of the items `todo`, as the seed's T5 models were
+/// fine-tuned on SQuAD.
+fn prompts(
+    items: &[Item],
+    todo: &[usize],
+    captions: &[String],
+    key: &str,
+    value: impl Fn(&Proposal) -> &str,
+) -> Vec<String> {
+    todo.iter()
+        .map(|&i| {
+            let item = &items[i];
+            format!(
+                "{key}: {} context: {}",
+                value(&item.proposal),
+                captions[item.caption]
+            )
+        })
+        .collect()
+}
+
 /// Writes questions and answers for captions, keeping the stream state the seed's zero counts
 /// need.
 pub struct Generator {
@@ -340,16 +361,7 @@ impl Generator {
             let todo: Vec<usize> = (0..items.len())
                 .filter(|&i| items[i].proposal.question.is_empty())
                 .collect();
-            let prompts: Vec<String> = todo
-                .iter()
-                .map(|&i| {
-                    let item = &items[i];
-                    format!(
-                        "answer: {} context: {}",
-                        item.proposal.answer, captions[item.caption]
-                    )
-                })
-                .collect();
+            let prompts = prompts(&items, &todo, captions, "answer", |p| &p.answer);
             for (i, question) in todo.into_iter().zip(qg.run(&prompts)?) {
                 items[i].proposal.question = question;
             }
@@ -360,16 +372,7 @@ impl Generator {
             let todo: Vec<usize> = (0..items.len())
                 .filter(|&i| items[i].source != Source::HowManyZero)
                 .collect();
-            let prompts: Vec<String> = todo
-                .iter()
-                .map(|&i| {
-                    let item = &items[i];
-                    format!(
-                        "question: {} context: {}",
-                        item.proposal.question, captions[item.caption]
-                    )
-                })
-                .collect();
+            let prompts = prompts(&items, &todo, captions, "question", |p| &p.question);
             for (i, answer) in todo.into_iter().zip(qa.run(&prompts)?) {
                 items[i].read = Some(answer);
             }

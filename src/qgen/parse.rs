@@ -563,6 +563,20 @@ impl Parse {
             && !is_worn_or_held(&head.lower)
     }
 
+    /// The chunk index of the noun phrase ending the coordination of noun phrases that starts at
+    /// chunk `k` ("a cat and a dog"), and the word after it.
+    pub fn coordination(&self, k: usize) -> (usize, usize) {
+        let mut last = k;
+        while last + 2 < self.chunks.len()
+            && self.chunks[last + 1].kind == ChunkKind::Other
+            && self.words[self.chunks[last + 1].start].pos == Pos::Conj
+            && self.chunks[last + 2].kind == ChunkKind::Np
+        {
+            last += 2;
+        }
+        (last, self.chunks[last].end)
+    }
+
     /// The words of chunk `c`.
     pub fn chunk_text(&self, c: &Chunk) -> String {
         self.text(c.start, c.end, true)

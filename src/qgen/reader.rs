@@ -20,7 +20,7 @@
 //! the caption does not answer with the candidate: another phrase of the same kind sits closer to
 //! the question's words, or the question lost the words that pin its answer down.
 
-use super::parse::{ChunkKind, Parse, Pos, as_digits, is_color, parse};
+use super::parse::{ChunkKind, Parse, Pos, as_digits, is_color};
 use super::words::{is_person_noun, singular, verb_lemma};
 use crate::filter::tokens::tokenize;
 
@@ -157,7 +157,7 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
             ("who", ChunkKind::Np) => {
                 let head = &words[c.head];
                 if head.entity.is_some() || is_person_noun(&head.lower) {
-                    spans.push((c.start, coordinated_end(caption, k)));
+                    spans.push((c.start, caption.coordination(k).1));
                 }
             }
             ("what", ChunkKind::Verb) if doing && words[c.head].tag == "VBG" => {
@@ -165,11 +165,11 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
                     .chunks
                     .get(k + 1)
                     .filter(|n| n.kind == ChunkKind::Np)
-                    .map_or(c.end, |_| coordinated_end(caption, k + 1));
+                    .map_or(c.end, |_| caption.coordination(k + 1).1);
                 spans.push((c.head, end));
             }
             ("what", ChunkKind::Np) if !doing => {
-                spans.push((c.start, coordinated_end(caption, k)));
+                spans.push((c.start, caption.coordination(k).1));
             }
             _ => {}
         }
@@ -204,27 +204,14 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
     best.map(|((s, e), _)| caption.text(s, e, true))
 }
 
-/// The last word of the coordination of noun phrases starting at chunk `k`, plus one.
-fn coordinated_end(p: &Parse, k: usize) -> usize {
-    let mut last = k;
-    while last + 2 < p.chunks.len()
-        && p.chunks[last + 1].kind == ChunkKind::Other
-        && p.words[p.chunks[last + 1].start].pos == Pos::Conj
-        && p.chunks[last + 2].kind == ChunkKind::Np
-    {
-        last += 2;
-    }
-    p.chunks[last].end
-}
-
-/// Answers `question` on the caption text (parsing it).
-pub fn answer_text(question: &str, caption: &str) -> Option<String> {
-    answer(question, &parse(caption))
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::parse::parse;
     use super::*;
+
+    fn answer_text(question: &str, caption: &str) -> Option<String> {
+        answer(question, &parse(caption))
+    }
 
     #[test]
     fn squad_f1() {

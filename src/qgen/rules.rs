@@ -76,20 +76,6 @@ struct Clause<'a> {
     complement: Option<(usize, usize)>,
 }
 
-/// The chunk index of the noun phrase ending a coordination that starts at chunk `k` ("a cat and
-/// a dog"), and the coordination's last word.
-fn coordination(p: &Parse, k: usize) -> (usize, usize) {
-    let mut last = k;
-    while last + 2 < p.chunks.len()
-        && p.chunks[last + 1].kind == ChunkKind::Other
-        && p.words[p.chunks[last + 1].start].pos == Pos::Conj
-        && p.chunks[last + 2].kind == ChunkKind::Np
-    {
-        last += 2;
-    }
-    (last, p.chunks[last].end)
-}
-
 impl<'a> Clause<'a> {
     fn read(p: &'a Parse) -> Option<Clause<'a>> {
         let chunks = &p.chunks;
@@ -128,7 +114,7 @@ impl<'a> Clause<'a> {
             // "he", "they": a question about "he" reads badly without its referent.
             return None;
         }
-        let (last, subject_end) = coordination(p, k);
+        let (last, subject_end) = p.coordination(k);
         // "a group of people is": the quantity noun agrees, not the head.
         let first_noun = (c.start..c.end).find(|&i| p.words[i].pos == Pos::Noun);
         let agreeing = match first_noun {
@@ -156,7 +142,7 @@ impl<'a> Clause<'a> {
                 unreachable!()
             };
             // "with a hat and a bag in a market"
-            k = coordination(p, np).0 + 1;
+            k = p.coordination(np).0 + 1;
         }
         let Some(v) = chunks.get(k).filter(|c| c.kind == ChunkKind::Verb) else {
             // No verb: "a cat on a bed", "a red bus".
@@ -183,7 +169,7 @@ impl<'a> Clause<'a> {
         clause.verb = Some((*v, form));
         k += 1;
         if let Some(o) = chunks.get(k).filter(|c| c.kind == ChunkKind::Np) {
-            let (last, end) = coordination(p, k);
+            let (last, end) = p.coordination(k);
             clause.object = Some((o.start, end, o.head));
             k = last + 1;
         } else if form == Form::Copula
@@ -448,7 +434,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 let np_chunk = p.chunks[np];
                 let prep = p.preposition(place);
                 if prep == "with" {
-                    let (_, end) = coordination(p, np);
+                    let (_, end) = p.coordination(np);
                     let aux = if c.plural { "do" } else { "does" };
                     let q = question(&["What", aux, &subject, "have"]);
                     ask(&mut out, q, (np_chunk.start, end), AnswerType::Object);

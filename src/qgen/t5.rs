@@ -412,6 +412,7 @@ impl T5 {
             .get((c.vocab_size, c.d_model), "weight")
             .map_err(candle("shared.weight"))?;
         let shared = Embedding::new(shared, c.d_model);
+        let norm = |vb: VarBuilder| RmsNorm::load(vb, c.d_model, c.layer_norm_epsilon);
         let mut encoder = Vec::with_capacity(c.num_layers);
         for i in 0..c.num_layers {
             let vb = vb.pp(format!("encoder.block.{i}.layer"));
@@ -419,17 +420,9 @@ impl T5 {
             encoder.push(
                 (|| -> candle_core::Result<EncoderLayer> {
                     Ok(EncoderLayer {
-                        norm1: RmsNorm::load(
-                            vb.pp("0.layer_norm"),
-                            c.d_model,
-                            c.layer_norm_epsilon,
-                        )?,
+                        norm1: norm(vb.pp("0.layer_norm"))?,
                         attention: Attention::load(vb.pp("0.SelfAttention"), c, i == 0)?,
-                        norm2: RmsNorm::load(
-                            vb.pp("1.layer_norm"),
-                            c.d_model,
-                            c.layer_norm_epsilon,
-                        )?,
+                        norm2: norm(vb.pp("1.layer_norm"))?,
                         ff: FeedForward::load(vb.pp("1.DenseReluDense"), c)?,
                     })
                 })()
@@ -444,41 +437,21 @@ impl T5 {
             decoder.push(
                 (|| -> candle_core::Result<DecoderLayer> {
                     Ok(DecoderLayer {
-                        norm1: RmsNorm::load(
-                            vb.pp("0.layer_norm"),
-                            c.d_model,
-                            c.layer_norm_epsilon,
-                        )?,
+                        norm1: norm(vb.pp("0.layer_norm"))?,
                         attention: Attention::load(vb.pp("0.SelfAttention"), c, i == 0)?,
-                        norm2: RmsNorm::load(
-                            vb.pp("1.layer_norm"),
-                            c.d_model,
-                            c.layer_norm_epsilon,
-                        )?,
+                        norm2: norm(vb.pp("1.layer_norm"))?,
                         cross: Attention::load(vb.pp("1.EncDecAttention"), c, false)?,
-                        norm3: RmsNorm::load(
-                            vb.pp("2.layer_norm"),
-                            c.d_model,
-                            c.layer_norm_epsilon,
-                        )?,
+                        norm3: norm(vb.pp("2.layer_norm"))?,
                         ff: FeedForward::load(vb.pp("2.DenseReluDense"), c)?,
                     })
                 })()
                 .map_err(candle(&what))?,
             );
         }
-        let encoder_norm = RmsNorm::load(
-            vb.pp("encoder.final_layer_norm"),
-            c.d_model,
-            c.layer_norm_epsilon,
-        )
-        .map_err(candle("encoder.final_layer_norm"))?;
-        let decoder_norm = RmsNorm::load(
-            vb.pp("decoder.final_layer_norm"),
-            c.d_model,
-            c.layer_norm_epsilon,
-        )
-        .map_err(candle("decoder.final_layer_norm"))?;
+        let encoder_norm =
+            norm(vb.pp("encoder.final_layer_norm")).map_err(candle("encoder.final_layer_norm"))?;
+        let decoder_norm =
+            norm(vb.pp("decoder.final_layer_norm")).map_err(candle("decoder.final_layer_norm"))?;
         // The output projection as one contiguous (d_model, vocab) matrix: multiplying by a
         // transposed view made candle copy the whole matrix at every generated token.
         let output = if vb.contains_tensor("lm_head.weight") {
