@@ -139,7 +139,9 @@ fn hostile_text_gets_no_panic() {
             .map(|_| pieces[rng.usize(..pieces.len())])
             .collect::<Vec<_>>()
             .join(if rng.bool() { " " } else { "" });
-        let outcome = generator.generate_batch(&[caption.clone()]).unwrap();
+        let outcome = generator
+            .generate_batch(std::slice::from_ref(&caption))
+            .unwrap();
         for qa in &outcome[0].qa {
             assert!(qa.question.ends_with('?'), "{caption:?}: {qa:?}");
         }

@@ -212,19 +212,39 @@ fn the_generator_writes_and_checks_with_both_models() {
         assert!(!outcome.qa.is_empty(), "{caption}: {outcome:?}");
         for qa in &outcome.qa {
             assert!(!qa.question.is_empty() && !qa.answer.is_empty(), "{qa:?}");
-            assert!(["noun_phrase", "pos_span", "parse_span", "boolean", "how_many_zero"]
-                .contains(&qa.source.as_str()));
+            assert!(
+                [
+                    "noun_phrase",
+                    "pos_span",
+                    "parse_span",
+                    "boolean",
+                    "how_many_zero"
+                ]
+                .contains(&qa.source.as_str())
+            );
         }
     }
-    let types: Vec<&str> = outcomes[0].qa.iter().map(|q| q.answer_type.as_str()).collect();
+    let types: Vec<&str> = outcomes[0]
+        .qa
+        .iter()
+        .map(|q| q.answer_type.as_str())
+        .collect();
     assert!(types.contains(&"count") && types.contains(&"color") && types.contains(&"boolean"));
     // The second caption borrows the first's count, answered 0 without a model.
-    assert!(outcomes[1].qa.iter().any(|q| q.source == "how_many_zero" && q.answer == "0"));
+    assert!(
+        outcomes[1]
+            .qa
+            .iter()
+            .any(|q| q.source == "how_many_zero" && q.answer == "0")
+    );
     // A missing checkpoint fails at start, naming the directory.
     let missing = altflow::config::QgenConfig {
         qg_model: Some(dir("no-such-model")),
         ..Default::default()
     };
-    let err = altflow::qgen::Generator::from_config(&missing).err().unwrap().to_string();
+    let err = altflow::qgen::Generator::from_config(&missing)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(err.contains("no-such-model"), "{err}");
 }
