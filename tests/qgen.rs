@@ -75,7 +75,13 @@ fn every_caption_style_gets_well_formed_questions() {
         }
     }
     let per_caption = total as f64 / captions.len() as f64;
-    eprintln!("{total} Q/A, {per_caption:.2} per caption, types {types:?}");
+    let proposed: usize = outcomes.iter().map(|o| o.proposed).sum();
+    let failed: usize = outcomes.iter().map(|o| o.round_trip_failed).sum();
+    let over: usize = outcomes.iter().map(|o| o.over_limit).sum();
+    eprintln!(
+        "{total} Q/A of {proposed} written ({failed} failed the round trip, {over} over the \
+         limit), {per_caption:.2} per caption, types {types:?}"
+    );
     assert!(per_caption >= 3.0, "{per_caption}");
     for t in [
         "object", "person", "activity", "location", "color", "count", "boolean",
@@ -152,4 +158,51 @@ fn hostile_text_gets_no_panic() {
         let caption = String::from_utf8_lossy(&bytes).into_owned();
         generator.generate_batch(&[caption]).unwrap();
     }
+}
+
+#[test]
+fn the_command_answers_every_line_in_order() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_altflow"))
+        .arg("qgen")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            b"{\"text\": \"two dogs playing in the snow\"}\n{\"caption\": \"x\"}\nnot json\n\
+              {\"text\": \"a red bus parked on the street\"}\n",
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert!(
+        lines[0]["qa"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|q| q["answer"] == "2")
+    );
+    assert_eq!(lines[1]["line"], 2);
+    assert!(lines[1]["error"].as_str().unwrap().contains("`text`"));
+    assert_eq!(lines[2]["line"], 3);
+    let colour = lines[3]["qa"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["answer_type"] == "color")
+        .unwrap();
+    assert_eq!(colour["question"], "What color is the bus?");
+    assert_eq!(colour["answer"], "red");
 }

@@ -16,7 +16,6 @@ pub mod t5;
 pub mod words;
 
 use std::collections::HashSet;
-use std::fmt;
 
 use foldhash::fast::RandomState;
 
@@ -67,12 +66,6 @@ impl AnswerType {
             AnswerType::Count => "count",
             AnswerType::Boolean => "boolean",
         }
-    }
-}
-
-impl fmt::Display for AnswerType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

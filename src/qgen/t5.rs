@@ -387,6 +387,12 @@ impl T5 {
                 ),
             });
         }
+        if config.num_layers == 0 || config.num_decoder_layers == Some(0) {
+            return Err(T5Error::Config {
+                path: config_path,
+                message: "num_layers and num_decoder_layers must be at least 1".into(),
+            });
+        }
         let weights = dir.join("model.safetensors");
         if !weights.is_file() {
             return Err(T5Error::Read {
@@ -401,7 +407,7 @@ impl T5 {
     }
 
     /// A model from `config` and weights under Hugging Face names in `vb`.
-    pub fn from_var_builder(
+    fn from_var_builder(
         config: T5Config,
         vb: VarBuilder,
         device: &Device,
