@@ -14,7 +14,8 @@
 //! 4. What color: the colours of the caption's phrase whose noun is the question's.
 //! 5. Otherwise, of the caption's phrases of the right kind that the question does not already
 //!    contain, the one closest to the caption words the question repeats (each repeated word adds
-//!    1 / (1 + distance)); ties go to the earlier phrase.
+//!    1 / (1 + distance)); ties go to the earlier phrase. A question ending in a preposition ("what
+//!    is the cat sitting on?") takes only noun phrases of place phrases with that preposition.
 //!
 //! It shares the parse with the rules, so it mostly agrees with them; what it catches is a question
 //! the caption does not answer with the candidate: another phrase of the same kind sits closer to
@@ -147,6 +148,40 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
         return Some(caption.text(s, e, true));
     }
     let doing = q.last().is_some_and(|w| w == "doing");
+    let stranded = q
+        .last()
+        .filter(|w| {
+            caption
+                .words
+                .iter()
+                .any(|x| x.lower == **w && x.pos == Pos::Adp)
+                && !content.is_empty()
+                && matches!(
+                    w.as_str(),
+                    "on" | "in"
+                        | "at"
+                        | "of"
+                        | "to"
+                        | "under"
+                        | "over"
+                        | "near"
+                        | "behind"
+                        | "through"
+                        | "along"
+                        | "around"
+                        | "outside"
+                        | "inside"
+                        | "into"
+                        | "onto"
+                        | "with"
+                        | "by"
+                        | "above"
+                        | "below"
+                        | "across"
+                        | "down"
+                )
+        })
+        .cloned();
     // Spans of the kind the question asks for.
     let mut spans: Vec<(usize, usize)> = Vec::new();
     for (k, c) in caption.chunks.iter().enumerate() {
@@ -169,7 +204,18 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
                 spans.push((c.head, end));
             }
             ("what", ChunkKind::Np) if !doing => {
-                spans.push((c.start, caption.coordination(k).1));
+                // "What is the cat sitting on?": a question ending in a preposition asks for the
+                // noun phrase of a place phrase with that preposition.
+                let in_place = caption.chunks[..k].iter().rev().find_map(|p| match p.kind {
+                    ChunkKind::Pp { np } if np == k => Some(p),
+                    _ => None,
+                });
+                let wanted = stranded.as_deref().is_none_or(|prep| {
+                    in_place.is_some_and(|pp| caption.preposition(pp).ends_with(prep))
+                });
+                if wanted {
+                    spans.push((c.start, caption.coordination(k).1));
+                }
             }
             _ => {}
         }

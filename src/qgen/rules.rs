@@ -396,8 +396,9 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 let q = question(&[wh, &aux, &subject, &verb]);
                 ask(&mut out, q, (s, e), t);
             }
-            // The activity: "What is the man doing?"
-            if form == Form::Progressive {
+            // The activity: "What is the man doing?" (not of "doing a trick", which would answer
+            // with the question's own verb).
+            if form == Form::Progressive && p.words[v.head].lower != "doing" {
                 let end = c.object.map_or(v.end, |(_, e, _)| e);
                 let q = question(&["What", &aux, &subject, "doing"]);
                 ask(&mut out, q, (v.head, end), AnswerType::Activity);
