@@ -206,10 +206,10 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
             ("what", ChunkKind::Np) if !doing => {
                 // "What is the cat sitting on?": a question ending in a preposition asks for the
                 // noun phrase of a place phrase with that preposition.
-                let in_place = caption.chunks[..k].iter().rev().find_map(|p| match p.kind {
-                    ChunkKind::Pp { np } if np == k => Some(p),
-                    _ => None,
-                });
+                let in_place = caption.chunks[..k]
+                    .iter()
+                    .rev()
+                    .find(|p| matches!(p.kind, ChunkKind::Pp { np } if np == k));
                 let wanted = stranded.as_deref().is_none_or(|prep| {
                     in_place.is_some_and(|pp| caption.preposition(pp).ends_with(prep))
                 });
