@@ -483,7 +483,8 @@ fn answer_inside(q: &Proposal) -> bool {
     }
     let question = format!(" {} ", q.question.to_lowercase().trim_end_matches('?'));
     let answer = q.answer.to_lowercase();
-    // Articles alone don't give the answer away ("a man" in "Who is with a man?" does).
+    // Whole words only: "a man" inside "Who is talking to a man?" gives the answer away, "man"
+    // inside "the woman" does not.
     question.contains(&format!(" {answer} "))
 }
 
