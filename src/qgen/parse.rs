@@ -17,7 +17,7 @@ use foldhash::fast::RandomState;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
-use super::words::{LOCATIVE, TIMES, is_worn_or_held};
+use super::words::{LOCATIVE, TIMES, is_aimed_at, is_worn_or_held};
 use crate::filter::entities::{Entity, Names};
 use crate::filter::pos::Tagger;
 use crate::filter::tokens::tokenize;
@@ -551,16 +551,19 @@ impl Parse {
     }
 
     /// Whether a prepositional phrase says where something is: a locative preposition, and not a
-    /// time ("at night"), a pronoun, or something worn or held ("in a suit", "on the phone").
+    /// time ("at night"), a pronoun, something worn or held ("in a suit", "on the phone"), or
+    /// something aimed at ("at a ball").
     pub fn is_location(&self, pp: &Chunk) -> bool {
         let ChunkKind::Pp { np } = pp.kind else {
             return false;
         };
         let head = &self.words[self.chunks[np].head];
-        LOCATIVE.contains(&self.preposition(pp).as_str())
+        let preposition = self.preposition(pp);
+        LOCATIVE.contains(&preposition.as_str())
             && !TIMES.contains(&head.lower.as_str())
             && head.pos != Pos::Pron
             && !is_worn_or_held(&head.lower)
+            && !(preposition == "at" && is_aimed_at(&head.lower))
     }
 
     /// The chunk index of the noun phrase ending the coordination of noun phrases that starts at

@@ -798,6 +798,9 @@ mod tests {
             "Where did the cat sit?",
             "on the mat",
         );
+        // "at a ball" is aimed at, not a place.
+        let all = qa("a baseball player swings a bat at a ball");
+        assert!(all.iter().all(|(q, _)| !q.starts_with("Where")), "{all:#?}");
     }
 
     #[test]

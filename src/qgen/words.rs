@@ -349,6 +349,14 @@ pub fn is_worn_or_held(noun: &str) -> bool {
         )
 }
 
+/// Whether a lower-case noun names a thing that "at" aims at rather than places at ("swings a
+/// bat at a ball", "looking at the camera"): people, animals, food, devices, sports gear, clothes,
+/// containers.
+pub fn is_aimed_at(noun: &str) -> bool {
+    let s = singular(noun);
+    is_person_noun(&s) || matches!(kind_of(&s), Some(0 | 1 | 3 | 5 | 6 | 7 | 8))
+}
+
 /// Whether a lower-case noun names people.
 pub fn is_person_noun(noun: &str) -> bool {
     let s = singular(noun);
