@@ -128,6 +128,11 @@ fn tied_relu_tokenizer() {
 }
 
 #[test]
+fn untied_gated_gelu_tokenizer() {
+    tokenizer_gives_the_reference_ids("tiny-untied");
+}
+
+#[test]
 fn tied_relu_logits() {
     logits_equal_transformers("tiny-tied");
 }
@@ -186,6 +191,35 @@ fn a_bad_checkpoint_is_named() {
         err.contains("shared.weight") || err.contains("block.0"),
         "{err}"
     );
+}
+
+#[test]
+fn a_missing_weight_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let source = dir("tiny-untied");
+    std::fs::copy(source.join("config.json"), tmp.path().join("config.json")).unwrap();
+    let tensors =
+        candle_core::safetensors::load(source.join("model.safetensors"), &Device::Cpu).unwrap();
+    // One weight deep in the decoder, then the untied output projection: each error names what
+    // is missing.
+    for missing in [
+        "decoder.block.1.layer.2.DenseReluDense.wo.weight",
+        "lm_head.weight",
+    ] {
+        let kept: std::collections::HashMap<String, Tensor> = tensors
+            .iter()
+            .filter(|(name, _)| name.as_str() != missing)
+            .map(|(name, t)| (name.clone(), t.clone()))
+            .collect();
+        assert_eq!(kept.len() + 1, tensors.len(), "{missing} is in the fixture");
+        candle_core::safetensors::save(&kept, tmp.path().join("model.safetensors")).unwrap();
+        let err = T5::load(tmp.path(), &Device::Cpu)
+            .err()
+            .unwrap()
+            .to_string();
+        let (layer, _) = missing.rsplit_once(".layer.").unwrap_or(("lm_head", ""));
+        assert!(err.contains(layer), "{missing}: {err}");
+    }
 }
 
 #[test]
