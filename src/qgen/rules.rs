@@ -654,11 +654,11 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
         places
             .iter()
             .map(|pp| match swap {
-                Some((h, other)) if pp.start <= h && h < pp.end => fix_article(&format!(
-                    "{} {other} {}",
-                    c.words(pp.start, h),
+                Some((h, other)) if pp.start <= h && h < pp.end => format!(
+                    "{} {}",
+                    with_article(&c.words(pp.start, h), other),
                     c.words(h + 1, pp.end)
-                )),
+                ),
                 _ => c.words(pp.start, pp.end),
             })
             .collect::<Vec<_>>()
@@ -680,8 +680,7 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
         && h + 1 == e
         && let Some(other) = swap_noun(&singular(&p.words[h].lower), &avoid, seed)
     {
-        let swapped =
-            fix_article(format!("{} {}", c.words(s, h), inflect(&p.words[h], other)).trim());
+        let swapped = with_article(&c.words(s, h), &inflect(&p.words[h], other));
         let no = question(&[&aux_cap, &subject, verb, &swapped, &place_words(None)]);
         return yes_no(out, yes, no);
     }
@@ -690,7 +689,20 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
         && p.words[c.head].entity.is_none()
         && let Some(other) = swap_noun(&singular(&p.words[c.head].lower), &avoid, seed)
     {
-        let other = format!("the {}", inflect(&p.words[c.head], other));
+        // Only the head changes: "the bunch of bananas" → "the bunch of sandwiches", which keeps
+        // the subject's agreement with the auxiliary.
+        let other = format!(
+            "{} {}",
+            c.definite(c.subject.0, c.head)
+                .trim_end_matches(" the")
+                .trim(),
+            inflect(&p.words[c.head], other)
+        );
+        let other = if other.starts_with("the ") {
+            other
+        } else {
+            format!("the {other}")
+        };
         let no = question(&[&aux_cap, &other, verb, &object, &place_words(None)]);
         return yes_no(out, yes, no);
     }
@@ -716,13 +728,15 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
     }
 }
 
-/// "a apple" → "an apple" and back, after a swap.
-fn fix_article(phrase: &str) -> String {
-    let (first, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
-    let vowel = rest.starts_with(['a', 'e', 'i', 'o', 'u']);
-    match first {
-        "a" | "an" if !rest.is_empty() => format!("{} {rest}", if vowel { "an" } else { "a" }),
-        _ => phrase.to_string(),
+/// `before` and `noun` joined, the article at the end of `before` made to fit the noun after a
+/// swap ("at a" + "office" → "at an office", "an" + "pear"... → "a pear").
+fn with_article(before: &str, noun: &str) -> String {
+    let vowel = noun.starts_with(['a', 'e', 'i', 'o', 'u']);
+    let article = if vowel { "an" } else { "a" };
+    match before.rsplit_once(' ') {
+        Some((head, "a" | "an")) => format!("{head} {article} {noun}"),
+        None if matches!(before, "a" | "an") => format!("{article} {noun}"),
+        _ => format!("{before} {noun}").trim().to_string(),
     }
 }
 
@@ -798,6 +812,15 @@ mod tests {
             "Where did the cat sit?",
             "on the mat",
         );
+        // Swaps keep the article right and the subject's agreement.
+        let all = qa("PERSON and his wife at a restaurant");
+        assert!(
+            all.iter().any(|(q, a)| a == "no" && q.contains(" at an ")),
+            "{all:#?}"
+        );
+        let all = qa("a bunch of bananas on a table");
+        let no = all.iter().find(|(_, a)| a == "no").unwrap();
+        assert!(no.0.starts_with("Is the bunch of "), "{no:?}");
         // "at a ball" is aimed at, not a place.
         let all = qa("a baseball player swings a bat at a ball");
         assert!(all.iter().all(|(q, _)| !q.starts_with("Where")), "{all:#?}");
