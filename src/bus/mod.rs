@@ -132,12 +132,15 @@ pub trait Consumer: Send {
     async fn close(self: Box<Self>) -> Result<()>;
 }
 
-/// The partition a key maps to: FNV-1a, stable across processes and versions.
+/// FNV-1a of `bytes`: a 64-bit hash stable across processes and versions (the standard library's
+/// hashers are seeded per process).
+pub fn stable_hash(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The partition a key maps to: [`stable_hash`], so that every process agrees.
 pub fn partition_for(key: &[u8], partitions: i32) -> i32 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in key {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    (hash % partitions.max(1) as u64) as i32
+    (stable_hash(key) % partitions.max(1) as u64) as i32
 }

@@ -208,14 +208,6 @@ impl Reservoir {
     }
 }
 
-/// A stable 64-bit hash of a caption (FNV-1a), so that the rules' choices do not change between
-/// processes or runs.
-fn stable_hash(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 /// One question on its way through a batch.
 struct Item {
     /// Index of its caption in the batch.
@@ -398,7 +390,7 @@ impl Generator {
     fn propose(&self, parsed: &Parse, caption: &str) -> Vec<(Proposal, Source)> {
         let candidates = extract(parsed);
         if self.qg.is_none() {
-            return rules::propose(parsed, stable_hash(caption))
+            return rules::propose(parsed, crate::bus::stable_hash(caption.as_bytes()))
                 .into_iter()
                 .map(|p| {
                     let source = match p.span {
