@@ -262,31 +262,31 @@ const GERUND_COMPOUNDS: [&str; 14] = [
 /// Parses `caption`.
 pub fn parse(caption: &str) -> Parse {
     let tagger = Tagger::english();
+    let original = tokenize(caption);
+    let names = Names::english().find(&original, tagger);
     // A capital at the start is the sentence's, not a name's ("Modern living room"), when the
-    // lexicon knows the word in lower case as something other than a proper noun.
+    // lexicon knows the word in lower case as something other than a proper noun. Only ASCII
+    // words are lowered, so the tokens keep their boundaries and the names found stay in place.
     let first_end = caption.find(char::is_whitespace).unwrap_or(caption.len());
     let first = &caption[..first_end];
     let lowered;
-    let caption = if first.chars().next().is_some_and(char::is_uppercase)
+    let tokens = if first.is_ascii()
+        && first.starts_with(|c: char| c.is_ascii_uppercase())
         && first != "PERSON"
         && first != "LOC"
         && tagger
-            .lookup(&first.to_lowercase())
+            .lookup(&first.to_ascii_lowercase())
             .is_some_and(|t| !tagger.name(t).starts_with("NNP"))
-        && Names::english()
-            .find(&tokenize(caption), tagger)
-            .first()
-            .is_none_or(|s| s.start > 0)
+        && names.first().is_none_or(|s| s.start > 0)
     {
-        lowered = format!("{}{}", first.to_lowercase(), &caption[first_end..]);
-        lowered.as_str()
+        lowered = format!("{}{}", first.to_ascii_lowercase(), &caption[first_end..]);
+        tokenize(&lowered)
     } else {
-        caption
+        original
     };
-    let tokens = tokenize(caption);
     let tags = tagger.tag_tokens(&tokens);
     let mut entity = vec![None; tokens.len()];
-    for span in Names::english().find(&tokens, tagger) {
+    for span in names {
         entity[span.start..span.end].fill(Some(span.entity));
     }
     let mut words: Vec<Word> = Vec::with_capacity(tokens.len());
