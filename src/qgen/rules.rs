@@ -338,8 +338,9 @@ fn question(parts: &[&str]) -> String {
 /// Writes every question the rules can phrase for `parse`. `seed` picks swaps deterministically.
 pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
     let mut out = Vec::new();
-    colors_and_counts(p, seed, &mut out);
-    let Some(c) = Clause::read(p) else {
+    let clause = Clause::read(p);
+    colors_and_counts(p, clause.as_ref(), seed, &mut out);
+    let Some(c) = clause else {
         return out;
     };
     let subject = c.subject_definite();
@@ -497,7 +498,7 @@ fn np_of(p: &Parse, i: usize) -> Option<&Chunk> {
 
 /// Colour and count questions, for every noun phrase with a colour or a number, and their yes/no
 /// pairs.
-fn colors_and_counts(p: &Parse, seed: u64, out: &mut Vec<Proposal>) {
+fn colors_and_counts(p: &Parse, clause: Option<&Clause>, seed: u64, out: &mut Vec<Proposal>) {
     let w = &p.words;
     let mut i = 0;
     let mut yes_no_done = false;
@@ -543,7 +544,7 @@ fn colors_and_counts(p: &Parse, seed: u64, out: &mut Vec<Proposal>) {
             let noun_words = p.text(i + 1, np.head + 1, false);
             let noun = singular(&w[np.head].lower);
             // A subject count keeps its predicate: "How many dogs are playing in the snow?"
-            let tail = count_predicate(p, &np);
+            let tail = clause.and_then(|c| count_predicate(c, &np));
             let q = match tail {
                 Some(t) => question(&["How many", &noun_words, "are", &t]),
                 None => question(&["How many", &noun_words, "are there"]),
@@ -607,8 +608,8 @@ fn described(p: &Parse, np: &Chunk, skip: (usize, usize)) -> String {
 }
 
 /// For a counted subject with a progressive or place predicate, the predicate after "are".
-fn count_predicate(p: &Parse, np: &Chunk) -> Option<String> {
-    let c = Clause::read(p)?;
+fn count_predicate(c: &Clause, np: &Chunk) -> Option<String> {
+    let p = c.p;
     if c.subject.0 != np.start || c.subject.1 != np.end {
         return None;
     }
