@@ -55,6 +55,11 @@ impl AnswerType {
         AnswerType::Boolean,
     ];
 
+    /// The type `as_str` names `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+
     /// The name used in records, metrics and the index.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -483,11 +488,8 @@ impl Generator {
             if qa.answer_type == AnswerType::Boolean.as_str() {
                 booleans.push(qa);
             } else {
-                let t = AnswerType::ALL
-                    .iter()
-                    .position(|t| t.as_str() == qa.answer_type)
-                    .unwrap_or(0);
-                by_type[t].push(qa);
+                let t = AnswerType::from_name(&qa.answer_type).expect("written by check");
+                by_type[t as usize].push(qa);
             }
         }
         let mut out = Vec::with_capacity(max.min(total));
@@ -548,6 +550,15 @@ mod tests {
                 .iter()
                 .all(|q| q.f1 >= 0.54 && q.question.ends_with('?'))
         );
+    }
+
+    #[test]
+    fn answer_types_index_their_list() {
+        for (i, t) in AnswerType::ALL.into_iter().enumerate() {
+            assert_eq!(t as usize, i);
+            assert_eq!(AnswerType::from_name(t.as_str()), Some(t));
+        }
+        assert_eq!(AnswerType::from_name("colour"), None);
     }
 
     #[test]

@@ -45,11 +45,8 @@ impl Stage for QgenStage {
         let (mut round_trip, mut vocabulary, mut over_limit) = (0, 0, 0);
         for (Input { mut record, .. }, outcome) in batch.into_iter().zip(outcomes) {
             for qa in &outcome.qa {
-                if let Some(t) = AnswerType::ALL
-                    .iter()
-                    .position(|t| t.as_str() == qa.answer_type)
-                {
-                    by_type[t] += 1;
+                if let Some(t) = AnswerType::from_name(&qa.answer_type) {
+                    by_type[t as usize] += 1;
                 }
             }
             round_trip += outcome.round_trip_failed as u64;
