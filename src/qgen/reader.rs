@@ -22,7 +22,7 @@
 //! the question's words, or the question lost the words that pin its answer down.
 
 use super::parse::{ChunkKind, Parse, Pos, as_digits, is_color};
-use super::words::{is_person_noun, singular, verb_lemma};
+use super::words::{LOCATIVE, is_person_noun, singular, verb_lemma};
 use crate::filter::tokens::tokenize;
 
 /// Lower case, punctuation and articles removed, whitespace collapsed: SQuAD's normalisation.
@@ -156,30 +156,10 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
                 .iter()
                 .any(|x| x.lower == **w && x.pos == Pos::Adp)
                 && !content.is_empty()
-                && matches!(
-                    w.as_str(),
-                    "on" | "in"
-                        | "at"
-                        | "of"
-                        | "to"
-                        | "under"
-                        | "over"
-                        | "near"
-                        | "behind"
-                        | "through"
-                        | "along"
-                        | "around"
-                        | "outside"
-                        | "inside"
-                        | "into"
-                        | "onto"
-                        | "with"
-                        | "by"
-                        | "above"
-                        | "below"
-                        | "across"
-                        | "down"
-                )
+                // The rules strand a place phrase's preposition ("next to" ends in "to").
+                && LOCATIVE
+                    .iter()
+                    .any(|p| p.rsplit(' ').next() == Some(w.as_str()))
         })
         .cloned();
     // Spans of the kind the question asks for.
