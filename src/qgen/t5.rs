@@ -143,10 +143,10 @@ struct RmsNorm {
 }
 
 impl RmsNorm {
-    fn load(vb: VarBuilder, dim: usize, eps: f64) -> candle_core::Result<Self> {
+    fn load(vb: VarBuilder, c: &T5Config) -> candle_core::Result<Self> {
         Ok(Self {
-            weight: vb.get(dim, "weight")?,
-            eps,
+            weight: vb.get(c.d_model, "weight")?,
+            eps: c.layer_norm_epsilon,
         })
     }
 
@@ -327,6 +327,18 @@ struct EncoderLayer {
     ff: FeedForward,
 }
 
+impl EncoderLayer {
+    /// Layer `encoder.block.N.layer` (`first`: N = 0, which holds the position bias).
+    fn load(vb: VarBuilder, c: &T5Config, first: bool) -> candle_core::Result<Self> {
+        Ok(Self {
+            norm1: RmsNorm::load(vb.pp("0.layer_norm"), c)?,
+            attention: Attention::load(vb.pp("0.SelfAttention"), c, first)?,
+            norm2: RmsNorm::load(vb.pp("1.layer_norm"), c)?,
+            ff: FeedForward::load(vb.pp("1.DenseReluDense"), c)?,
+        })
+    }
+}
+
 struct DecoderLayer {
     norm1: RmsNorm,
     attention: Attention,
@@ -334,6 +346,20 @@ struct DecoderLayer {
     cross: Attention,
     norm3: RmsNorm,
     ff: FeedForward,
+}
+
+impl DecoderLayer {
+    /// Layer `decoder.block.N.layer` (`first`: N = 0, which holds the position bias).
+    fn load(vb: VarBuilder, c: &T5Config, first: bool) -> candle_core::Result<Self> {
+        Ok(Self {
+            norm1: RmsNorm::load(vb.pp("0.layer_norm"), c)?,
+            attention: Attention::load(vb.pp("0.SelfAttention"), c, first)?,
+            norm2: RmsNorm::load(vb.pp("1.layer_norm"), c)?,
+            cross: Attention::load(vb.pp("1.EncDecAttention"), c, false)?,
+            norm3: RmsNorm::load(vb.pp("2.layer_norm"), c)?,
+            ff: FeedForward::load(vb.pp("2.DenseReluDense"), c)?,
+        })
+    }
 }
 
 /// A decoder layer's cached keys and values: its own, growing by one position per step, and the
@@ -418,46 +444,22 @@ impl T5 {
             .get((c.vocab_size, c.d_model), "weight")
             .map_err(candle("shared.weight"))?;
         let shared = Embedding::new(shared, c.d_model);
-        let norm = |vb: VarBuilder| RmsNorm::load(vb, c.d_model, c.layer_norm_epsilon);
-        let mut encoder = Vec::with_capacity(c.num_layers);
-        for i in 0..c.num_layers {
-            let vb = vb.pp(format!("encoder.block.{i}.layer"));
-            let what = format!("encoder.block.{i}");
-            encoder.push(
-                (|| -> candle_core::Result<EncoderLayer> {
-                    Ok(EncoderLayer {
-                        norm1: norm(vb.pp("0.layer_norm"))?,
-                        attention: Attention::load(vb.pp("0.SelfAttention"), c, i == 0)?,
-                        norm2: norm(vb.pp("1.layer_norm"))?,
-                        ff: FeedForward::load(vb.pp("1.DenseReluDense"), c)?,
-                    })
-                })()
-                .map_err(candle(&what))?,
-            );
-        }
-        let decoder_layers = c.num_decoder_layers.unwrap_or(c.num_layers);
-        let mut decoder = Vec::with_capacity(decoder_layers);
-        for i in 0..decoder_layers {
-            let vb = vb.pp(format!("decoder.block.{i}.layer"));
-            let what = format!("decoder.block.{i}");
-            decoder.push(
-                (|| -> candle_core::Result<DecoderLayer> {
-                    Ok(DecoderLayer {
-                        norm1: norm(vb.pp("0.layer_norm"))?,
-                        attention: Attention::load(vb.pp("0.SelfAttention"), c, i == 0)?,
-                        norm2: norm(vb.pp("1.layer_norm"))?,
-                        cross: Attention::load(vb.pp("1.EncDecAttention"), c, false)?,
-                        norm3: norm(vb.pp("2.layer_norm"))?,
-                        ff: FeedForward::load(vb.pp("2.DenseReluDense"), c)?,
-                    })
-                })()
-                .map_err(candle(&what))?,
-            );
-        }
-        let encoder_norm =
-            norm(vb.pp("encoder.final_layer_norm")).map_err(candle("encoder.final_layer_norm"))?;
-        let decoder_norm =
-            norm(vb.pp("decoder.final_layer_norm")).map_err(candle("decoder.final_layer_norm"))?;
+        let encoder = (0..c.num_layers)
+            .map(|i| {
+                EncoderLayer::load(vb.pp(format!("encoder.block.{i}.layer")), c, i == 0)
+                    .map_err(candle(&format!("encoder.block.{i}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let decoder = (0..c.num_decoder_layers.unwrap_or(c.num_layers))
+            .map(|i| {
+                DecoderLayer::load(vb.pp(format!("decoder.block.{i}.layer")), c, i == 0)
+                    .map_err(candle(&format!("decoder.block.{i}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let encoder_norm = RmsNorm::load(vb.pp("encoder.final_layer_norm"), c)
+            .map_err(candle("encoder.final_layer_norm"))?;
+        let decoder_norm = RmsNorm::load(vb.pp("decoder.final_layer_norm"), c)
+            .map_err(candle("decoder.final_layer_norm"))?;
         // The output projection as one contiguous (d_model, vocab) matrix: multiplying by a
         // transposed view made candle copy the whole matrix at every generated token.
         let output = if vb.contains_tensor("lm_head.weight") {
