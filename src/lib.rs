@@ -14,6 +14,7 @@
 pub mod app;
 pub mod bounded;
 pub mod bus;
+pub mod checkpoint;
 pub mod config;
 pub mod filter;
 pub mod imaging;

@@ -102,21 +102,13 @@ impl Default for Settings {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum QgenError {
-    /// A model could not be loaded or run.
+    /// A model (its weights, configuration or tokenizer) could not be loaded or run.
     #[error("T5 checkpoint {dir}: {source}")]
     Model {
         /// The checkpoint directory.
         dir: std::path::PathBuf,
         /// Why.
-        source: Box<t5::T5Error>,
-    },
-    /// A model's tokenizer could not be loaded or failed.
-    #[error("tokenizer {path}: {message}")]
-    Tokenizer {
-        /// `tokenizer.json`.
-        path: std::path::PathBuf,
-        /// The tokenizers crate's message.
-        message: String,
+        source: Box<crate::checkpoint::CheckpointError>,
     },
     /// The answer vocabulary could not be read.
     #[error("qgen.answer_vocabulary {path}: {source}")]

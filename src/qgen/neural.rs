@@ -9,6 +9,7 @@ use candle_core::Device;
 
 use super::QgenError;
 use super::t5::{Generation, T5};
+use crate::checkpoint::{self, CheckpointError};
 
 /// A T5 checkpoint and its tokenizer, run on batches of prompts.
 pub struct Seq2Seq {
@@ -22,16 +23,12 @@ pub struct Seq2Seq {
 impl Seq2Seq {
     /// Loads `dir` (`config.json`, `model.safetensors`, `tokenizer.json`) on the CPU.
     pub fn load(dir: &Path, generation: Generation, batch_size: usize) -> Result<Self, QgenError> {
-        let model = T5::load(dir, &Device::Cpu).map_err(|source| QgenError::Model {
+        let failed = |source| QgenError::Model {
             dir: dir.to_path_buf(),
             source: Box::new(source),
-        })?;
-        let path = dir.join("tokenizer.json");
-        let tokenizer =
-            tokenizers::Tokenizer::from_file(&path).map_err(|e| QgenError::Tokenizer {
-                path: path.clone(),
-                message: e.to_string(),
-            })?;
+        };
+        let model = T5::load(dir, &Device::Cpu).map_err(failed)?;
+        let tokenizer = checkpoint::tokenizer(dir).map_err(failed)?;
         Ok(Self {
             dir: dir.to_path_buf(),
             model,
@@ -44,9 +41,15 @@ impl Seq2Seq {
     /// The model's output text for each prompt, in order.
     pub fn run(&self, prompts: &[String]) -> Result<Vec<String>, QgenError> {
         let mut out = Vec::with_capacity(prompts.len());
-        let tokenizer_error = |e: tokenizers::Error| QgenError::Tokenizer {
-            path: self.dir.join("tokenizer.json"),
-            message: e.to_string(),
+        let failed = |source| QgenError::Model {
+            dir: self.dir.clone(),
+            source: Box::new(source),
+        };
+        let tokenizer_error = |e: tokenizers::Error| {
+            failed(CheckpointError::Tokenizer {
+                path: self.dir.join("tokenizer.json"),
+                message: e.to_string(),
+            })
         };
         for chunk in prompts.chunks(self.batch_size) {
             let ids: Vec<Vec<u32>> = chunk
@@ -61,10 +64,7 @@ impl Seq2Seq {
             let generated = self
                 .model
                 .generate(&ids, &self.generation)
-                .map_err(|source| QgenError::Model {
-                    dir: self.dir.clone(),
-                    source: Box::new(source),
-                })?;
+                .map_err(failed)?;
             for g in generated {
                 out.push(
                     self.tokenizer

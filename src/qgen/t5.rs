@@ -17,48 +17,16 @@
 //! Checked against transformers on tiny random checkpoints, tied and untied, relu and gated-gelu
 //! (`tests/t5.rs`, `scripts/make_t5_fixtures.py`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use candle_core::{D, DType, Device, IndexOp, Module, Tensor};
 use candle_nn::{Embedding, Linear, VarBuilder};
 use serde::Deserialize;
 
-/// Why a T5 checkpoint could not be loaded or run.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum T5Error {
-    /// A file of the checkpoint could not be read.
-    #[error("{path}: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// `config.json` is malformed or asks for something this implementation lacks.
-    #[error("{path}: {message}")]
-    Config {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        message: String,
-    },
-    /// A tensor operation failed (a weight missing or of the wrong shape, a device error).
-    #[error("{context}: {source}")]
-    Candle {
-        /// What was being done.
-        context: String,
-        /// candle's error.
-        source: candle_core::Error,
-    },
-}
+use crate::checkpoint::{self, CheckpointError, Context, read_json};
 
-fn candle(context: &str) -> impl FnOnce(candle_core::Error) -> T5Error + '_ {
-    move |source| T5Error::Candle {
-        context: context.to_string(),
-        source,
-    }
-}
+/// Why a T5 checkpoint could not be loaded or run.
+pub type T5Error = CheckpointError;
 
 /// The fields of `config.json` this implementation reads; defaults are transformers'.
 #[derive(Clone, Debug, Deserialize)]
@@ -396,16 +364,9 @@ impl T5 {
     /// Loads a checkpoint directory (`config.json`, `model.safetensors`).
     pub fn load(dir: &Path, device: &Device) -> Result<Self, T5Error> {
         let config_path = dir.join("config.json");
-        let text = std::fs::read_to_string(&config_path).map_err(|source| T5Error::Read {
-            path: config_path.clone(),
-            source,
-        })?;
-        let config: T5Config = serde_json::from_str(&text).map_err(|e| T5Error::Config {
-            path: config_path.clone(),
-            message: e.to_string(),
-        })?;
+        let config: T5Config = read_json(&config_path)?;
         if !matches!(config.feed_forward_proj.as_str(), "relu" | "gated-gelu") {
-            return Err(T5Error::Config {
+            return Err(CheckpointError::Config {
                 path: config_path,
                 message: format!(
                     "feed_forward_proj `{}` is not supported (relu, gated-gelu)",
@@ -414,21 +375,12 @@ impl T5 {
             });
         }
         if config.num_layers == 0 || config.num_decoder_layers == Some(0) {
-            return Err(T5Error::Config {
+            return Err(CheckpointError::Config {
                 path: config_path,
                 message: "num_layers and num_decoder_layers must be at least 1".into(),
             });
         }
-        let weights = dir.join("model.safetensors");
-        if !weights.is_file() {
-            return Err(T5Error::Read {
-                path: weights,
-                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-            });
-        }
-        // SAFETY: the file is memory-mapped read-only; altflow never writes checkpoints.
-        let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[&weights], DType::F32, device) }
-            .map_err(candle(&format!("{}", weights.display())))?;
+        let (vb, _) = checkpoint::map_weights(dir, device)?;
         Self::from_var_builder(config, vb, device)
     }
 
@@ -442,39 +394,39 @@ impl T5 {
         let shared = vb
             .pp("shared")
             .get((c.vocab_size, c.d_model), "weight")
-            .map_err(candle("shared.weight"))?;
+            .context(|| "shared.weight".into())?;
         let shared = Embedding::new(shared, c.d_model);
         let encoder = (0..c.num_layers)
             .map(|i| {
                 EncoderLayer::load(vb.pp(format!("encoder.block.{i}.layer")), c, i == 0)
-                    .map_err(candle(&format!("encoder.block.{i}")))
+                    .context(|| format!("encoder.block.{i}"))
             })
             .collect::<Result<Vec<_>, _>>()?;
         let decoder = (0..c.num_decoder_layers.unwrap_or(c.num_layers))
             .map(|i| {
                 DecoderLayer::load(vb.pp(format!("decoder.block.{i}.layer")), c, i == 0)
-                    .map_err(candle(&format!("decoder.block.{i}")))
+                    .context(|| format!("decoder.block.{i}"))
             })
             .collect::<Result<Vec<_>, _>>()?;
         let encoder_norm = RmsNorm::load(vb.pp("encoder.final_layer_norm"), c)
-            .map_err(candle("encoder.final_layer_norm"))?;
+            .context(|| "encoder.final_layer_norm".into())?;
         let decoder_norm = RmsNorm::load(vb.pp("decoder.final_layer_norm"), c)
-            .map_err(candle("decoder.final_layer_norm"))?;
+            .context(|| "decoder.final_layer_norm".into())?;
         // The output projection as one contiguous (d_model, vocab) matrix: multiplying by a
         // transposed view made candle copy the whole matrix at every generated token.
         let output = if vb.contains_tensor("lm_head.weight") {
             vb.pp("lm_head")
                 .get((c.vocab_size, c.d_model), "weight")
                 .and_then(|w| w.t()?.contiguous())
-                .map_err(candle("lm_head"))?
+                .context(|| "lm_head".into())?
         } else if c.tie_word_embeddings {
             shared
                 .embeddings()
                 .t()
                 .and_then(|w| w.contiguous())
-                .map_err(candle("shared.weight"))?
+                .context(|| "shared.weight".into())?
         } else {
-            return Err(T5Error::Candle {
+            return Err(CheckpointError::Candle {
                 context: "lm_head.weight".into(),
                 source: candle_core::Error::Msg(
                     "tie_word_embeddings is false and the checkpoint has no lm_head.weight".into(),
@@ -501,7 +453,7 @@ impl T5 {
     /// The encoder's output (b, s, d_model) for token ids (b, s) and their 0/1 attention mask.
     pub fn encode(&self, input_ids: &Tensor, mask: &Tensor) -> Result<Tensor, T5Error> {
         self.encode_inner(input_ids, mask)
-            .map_err(candle("encoder"))
+            .context(|| "encoder".into())
     }
 
     fn encode_inner(&self, input_ids: &Tensor, mask: &Tensor) -> candle_core::Result<Tensor> {
@@ -540,9 +492,11 @@ impl T5 {
         encoder_out: &Tensor,
         mask: &Tensor,
     ) -> Result<Tensor, T5Error> {
-        let mut cache = self.cache(encoder_out).map_err(candle("cross-attention"))?;
+        let mut cache = self
+            .cache(encoder_out)
+            .context(|| "cross-attention".into())?;
         self.step(decoder_ids, 0, &mut cache, mask)
-            .map_err(candle("decoder"))
+            .context(|| "decoder".into())
     }
 
     fn cache(&self, encoder_out: &Tensor) -> candle_core::Result<Vec<LayerCache>> {
@@ -666,7 +620,7 @@ impl T5 {
                 self.beam(&encoded, &mask, settings)
             }
         };
-        run().map_err(candle("generation"))
+        run().context(|| "generation".into())
     }
 
     fn greedy(

@@ -19,56 +19,10 @@ use candle_nn::{Conv2d, Conv2dConfig, Embedding, LayerNorm, Linear, VarBuilder};
 use image::RgbImage;
 use serde::Deserialize;
 
+use crate::checkpoint::{self, CheckpointError, Context, read_json};
+
 /// Why a CLIP checkpoint could not be loaded or run.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ClipError {
-    /// A file of the checkpoint could not be read.
-    #[error("{path}: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// A configuration file is malformed or asks for something this implementation lacks.
-    #[error("{path}: {message}")]
-    Config {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        message: String,
-    },
-    /// The tokenizer could not be loaded or failed.
-    #[error("tokenizer {path}: {message}")]
-    Tokenizer {
-        /// `tokenizer.json`.
-        path: PathBuf,
-        /// The tokenizers crate's message.
-        message: String,
-    },
-    /// A tensor operation failed (a weight missing or of the wrong shape, a device error).
-    #[error("{context}: {source}")]
-    Candle {
-        /// What was being done.
-        context: String,
-        /// candle's error.
-        source: candle_core::Error,
-    },
-}
-
-trait Context<T> {
-    fn context(self, what: impl FnOnce() -> String) -> Result<T, ClipError>;
-}
-
-impl<T> Context<T> for candle_core::Result<T> {
-    fn context(self, what: impl FnOnce() -> String) -> Result<T, ClipError> {
-        self.map_err(|source| ClipError::Candle {
-            context: what(),
-            source,
-        })
-    }
-}
+pub type ClipError = CheckpointError;
 
 /// `config.json`: the two towers and the projection.
 #[derive(Debug, Deserialize)]
@@ -432,17 +386,6 @@ pub struct Clip {
     dir: PathBuf,
 }
 
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ClipError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ClipError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    serde_json::from_str(&text).map_err(|e| ClipError::Config {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })
-}
-
 /// The device `name` names: `cpu`, `cuda` or `cuda:N` (with the `cuda` feature).
 pub fn device(name: &str) -> Result<Device, ClipError> {
     let unavailable = |message: String| ClipError::Config {
@@ -475,20 +418,7 @@ pub fn device(name: &str) -> Result<Device, ClipError> {
 impl Clip {
     /// Loads the checkpoint in `dir` onto `device`. The weights are memory-mapped.
     pub fn load(dir: &Path, device: &Device) -> Result<Self, ClipError> {
-        let weights = dir.join("model.safetensors");
-        if !weights.exists() {
-            return Err(ClipError::Read {
-                path: weights,
-                source: std::io::Error::new(
-                    std::io::ErrorKind::NotFound,
-                    "no model.safetensors (PyTorch .bin checkpoints are not read; convert them)",
-                ),
-            });
-        }
-        // SAFETY: the file is mapped read-only; altflow never writes it, and a checkpoint changed
-        // by another process while mapped is outside what any loader can guard against.
-        let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[&weights], DType::F32, device) }
-            .context(|| format!("mapping {}", weights.display()))?;
+        let (vb, weights) = checkpoint::map_weights(dir, device)?;
         Self::with_weights(dir, vb, &weights.display().to_string())
     }
 
@@ -594,12 +524,7 @@ impl Clip {
             .unwrap_or(100.0);
 
         let tokenizer_path = dir.join("tokenizer.json");
-        let mut tokenizer = tokenizers::Tokenizer::from_file(&tokenizer_path).map_err(|e| {
-            ClipError::Tokenizer {
-                path: tokenizer_path.clone(),
-                message: e.to_string(),
-            }
-        })?;
+        let mut tokenizer = checkpoint::tokenizer(dir)?;
         // As transformers with `truncation=True`: content is cut so that, with its start and end
         // tokens, a text fills at most the model's positions.
         tokenizer
