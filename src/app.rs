@@ -14,9 +14,9 @@ use crate::bus::{Bus, BusError, Consumer, OutMessage, Producer, TopicSpec};
 use crate::config::{BusKind, ConfigError, Pipeline, StageName};
 use crate::metrics::{self, StageTotals};
 use crate::record::{Candidate, CrawlRequest, Record};
-use crate::stage::StageError;
 use crate::stage::pipelined::run_pipelined;
 use crate::stage::runner::{RunnerSettings, run_stage};
+use crate::stage::{Pipelined, Stage, StageError};
 use crate::stages::crawl::CrawlStage;
 use crate::stages::dedup::DedupStage;
 use crate::stages::failures::FailuresStage;
@@ -271,7 +271,13 @@ pub fn spawn_stage(
             .rules()
             .map_err(|e| fail(StageError::failed(format!("filter rules: {e}"))))
     };
-    let max_in_flight = pipeline.runtime.max_in_flight;
+    let launch = Launch {
+        consumer,
+        producer,
+        settings,
+        max_in_flight: pipeline.runtime.max_in_flight,
+        shutdown,
+    };
     Ok(match stage {
         StageName::Crawl => {
             let s = CrawlStage::new(
@@ -281,18 +287,11 @@ pub fn spawn_stage(
                 output,
                 topic("frontier"),
             );
-            tokio::spawn(run_pipelined(
-                s,
-                consumer,
-                producer,
-                settings,
-                max_in_flight,
-                shutdown,
-            ))
+            launch.pipelined(s)
         }
         StageName::Filter => {
             let s = FilterStage::new(rules()?, output);
-            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+            launch.batch(s)
         }
         StageName::Fetch => {
             // Said once, because a build without libjpeg-turbo's headers encodes JPEG 2.5–3 times
@@ -309,42 +308,28 @@ pub fn spawn_stage(
                 output,
             )
             .keyed_by_content(pipeline.stages.contains(&StageName::Dedup));
-            tokio::spawn(run_pipelined(
-                s,
-                consumer,
-                producer,
-                settings,
-                max_in_flight,
-                shutdown,
-            ))
+            launch.pipelined(s)
         }
         StageName::Score => {
             let s = ScoreStage::from_config(&pipeline.score, output)
                 .map_err(|e| fail(e.into()))?
                 .keyed_by_content(pipeline.stages.contains(&StageName::Dedup));
-            tokio::spawn(run_pipelined(
-                s,
-                consumer,
-                producer,
-                settings,
-                max_in_flight,
-                shutdown,
-            ))
+            launch.pipelined(s)
         }
         StageName::Dedup => {
             let s = DedupStage::from_config(pipeline.dedup.clone(), output)
                 .map_err(|e| fail(e.into()))?;
-            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+            launch.batch(s)
         }
         StageName::Qgen => {
             let generator =
                 crate::qgen::Generator::from_config(&pipeline.qgen).map_err(|e| fail(e.into()))?;
             let s = QgenStage::new(generator, output);
-            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+            launch.batch(s)
         }
         StageName::Retry => {
             let s = RetryStage::new();
-            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+            launch.batch(s)
         }
         StageName::Write => {
             let store = Store::open(&pipeline.write.output, &pipeline.write.store_options)
@@ -353,16 +338,50 @@ pub fn spawn_stage(
             if pipeline.bus.kind == BusKind::Embedded {
                 s = s.with_run(run_id());
             }
-            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+            launch.batch(s)
         }
         StageName::Failures => {
             // Like shard names: only offsets that restart with the process need the run.
             let run = (pipeline.bus.kind == BusKind::Embedded).then(run_id);
             let s = FailuresStage::new(pipeline.write.clone(), run, output)
                 .map_err(|e| fail(e.into()))?;
-            tokio::spawn(run_stage(s, consumer, producer, settings, shutdown))
+            launch.batch(s)
         }
     })
+}
+
+/// What a runner takes besides the stage, handed to the one the stage needs.
+struct Launch {
+    consumer: Box<dyn Consumer>,
+    producer: Arc<dyn Producer>,
+    settings: RunnerSettings,
+    max_in_flight: usize,
+    shutdown: watch::Receiver<bool>,
+}
+
+impl Launch {
+    /// Runs `stage` a batch at a time.
+    fn batch<S: Stage + 'static>(self, stage: S) -> JoinHandle<Result<(), StageError>> {
+        tokio::spawn(run_stage(
+            stage,
+            self.consumer,
+            self.producer,
+            self.settings,
+            self.shutdown,
+        ))
+    }
+
+    /// Runs `stage` with records in flight across polls.
+    fn pipelined<S: Pipelined + 'static>(self, stage: S) -> JoinHandle<Result<(), StageError>> {
+        tokio::spawn(run_pipelined(
+            stage,
+            self.consumer,
+            self.producer,
+            self.settings,
+            self.max_in_flight,
+            self.shutdown,
+        ))
+    }
 }
 
 /// This process's run number: milliseconds since the Unix epoch when it was first asked for. It keeps
