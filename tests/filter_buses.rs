@@ -9,16 +9,11 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::path::Path;
-use std::time::{Duration, Instant};
-
-use altflow::app;
-use altflow::bus::OutMessage;
 use altflow::config::{Pipeline, StageName};
 use altflow::record::{Candidate, Record, Reject, sample_id};
 use bytes::Bytes;
-use tokio::sync::watch;
+use std::collections::BTreeMap;
+use std::path::Path;
 
 /// Captions of every kind the cc12m chain meets: kept ones, names to substitute, and each rule's
 /// failures (language, length, POS, repetition, rare words, unwanted phrases).
@@ -44,16 +39,10 @@ const CAPTIONS: &[&str] = &[
 ];
 
 fn pipeline(dir: &Path, brokers: Option<&str>, partitions: u32) -> Pipeline {
-    let bus = match brokers {
-        Some(brokers) => format!(
-            "kind = \"kafka\"\nbrokers = \"{brokers}\"\ngroup_prefix = \"{}\"\ncommit_interval = \"200ms\"",
-            common::random_name("grp")
-        ),
-        None => "kind = \"embedded\"".to_string(),
-    };
     let text = format!(
-        "stages = [\"filter\"]\n[bus]\n{bus}\npartitions = {partitions}\n\
-         [topics]\nprefix = \"{}.\"\n[filter]\npreset = \"cc12m\"\n[write]\noutput = \"memory://\"\n",
+        "stages = [\"filter\"]\n{}[topics]\nprefix = \"{}.\"\n[filter]\npreset = \"cc12m\"\n\
+         [write]\noutput = \"memory://\"\n",
+        common::bus_table(brokers, partitions),
         common::random_name("parity")
     );
     let path = dir.join("p.toml");
@@ -79,52 +68,18 @@ fn candidates(captions: &[&str]) -> Vec<Candidate> {
 
 /// Runs the filter stage over `candidates` on the pipeline's bus; returns each sample id's outcome.
 async fn decisions(pipeline: &Pipeline, candidates: &[Candidate]) -> BTreeMap<String, String> {
-    let (bus, _) = app::open_bus(pipeline);
-    app::create_topics(bus.as_ref(), pipeline).await.unwrap();
-    let mut check = bus
-        .consumer(
-            &common::random_name("check"),
-            &[pipeline.topic("accepted"), pipeline.topic("rejects")],
-        )
-        .await
-        .unwrap();
-    let producer = bus.producer().unwrap();
-    let consumer = app::stage_consumer(bus.as_ref(), pipeline, StageName::Filter)
-        .await
-        .unwrap();
-    let (stop, shutdown) = watch::channel(false);
-    let task = app::spawn_stage(
-        pipeline,
-        StageName::Filter,
-        consumer,
-        producer.clone(),
-        shutdown,
-    )
-    .unwrap();
-    let input: std::sync::Arc<str> = pipeline.topic("candidates").into();
-    // One message at a time: the order within each partition is the list's order.
-    for candidate in candidates {
-        producer
-            .send_all(vec![OutMessage {
-                topic: input.clone(),
-                key: Bytes::from(candidate.id.clone()),
-                payload: Bytes::from(candidate.to_bytes()),
-            }])
-            .await
-            .unwrap();
-    }
-
+    let inputs = candidates
+        .iter()
+        .map(|c| (Bytes::from(c.id.clone()), Bytes::from(c.to_bytes())))
+        .collect();
     let accepted = pipeline.topic("accepted");
     let mut outcomes = BTreeMap::new();
-    let deadline = Instant::now() + Duration::from_secs(90);
-    while outcomes.len() < candidates.len() {
-        assert!(
-            Instant::now() < deadline,
-            "only {} of {} outcomes arrived",
-            outcomes.len(),
-            candidates.len()
-        );
-        for message in check.poll(100, Duration::from_millis(200)).await.unwrap() {
+    common::run_stage_alone(
+        pipeline,
+        StageName::Filter,
+        inputs,
+        &[accepted.clone(), pipeline.topic("rejects")],
+        |message| {
             let (id, outcome) = if *message.topic == *accepted {
                 let c = Candidate::from_bytes(&message.payload).unwrap();
                 let caption = if c.caption.is_empty() {
@@ -138,11 +93,10 @@ async fn decisions(pipeline: &Pipeline, candidates: &[Candidate]) -> BTreeMap<St
                 (r.id, format!("reject: {}", r.reason))
             };
             assert!(outcomes.insert(id.clone(), outcome).is_none(), "{id} twice");
-        }
-    }
-    stop.send(true).unwrap();
-    task.await.unwrap().unwrap();
-    check.close().await.unwrap();
+            outcomes.len() == candidates.len()
+        },
+    )
+    .await;
     outcomes
 }
 

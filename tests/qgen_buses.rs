@@ -5,16 +5,11 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::path::Path;
-use std::time::{Duration, Instant};
-
-use altflow::app;
-use altflow::bus::OutMessage;
 use altflow::config::{Pipeline, StageName};
 use altflow::record::{Candidate, DeadLetter, Record, Sample, sample_id};
 use bytes::Bytes;
-use tokio::sync::watch;
+use std::collections::BTreeMap;
+use std::path::Path;
 
 const CAPTIONS: &[&str] = &[
     "two dogs playing with a red ball in the snow",
@@ -26,16 +21,9 @@ const CAPTIONS: &[&str] = &[
 ];
 
 fn pipeline(dir: &Path, brokers: Option<&str>) -> Pipeline {
-    let bus = match brokers {
-        Some(brokers) => format!(
-            "kind = \"kafka\"\nbrokers = \"{brokers}\"\ngroup_prefix = \"{}\"\ncommit_interval = \"200ms\"",
-            common::random_name("grp")
-        ),
-        None => "kind = \"embedded\"".to_string(),
-    };
     let text = format!(
-        "stages = [\"qgen\"]\n[bus]\n{bus}\npartitions = 1\n[topics]\nprefix = \"{}.\"\n\
-         [write]\noutput = \"memory://\"\n",
+        "stages = [\"qgen\"]\n{}[topics]\nprefix = \"{}.\"\n[write]\noutput = \"memory://\"\n",
+        common::bus_table(brokers, 1),
         common::random_name("qgen")
     );
     let path = dir.join("p.toml");
@@ -46,30 +34,15 @@ fn pipeline(dir: &Path, brokers: Option<&str>) -> Pipeline {
 /// Runs the qgen stage over the captions (and one malformed record) on the pipeline's bus; returns
 /// each sample's questions and answers, and the dead letters' count.
 async fn questions(pipeline: &Pipeline) -> (BTreeMap<String, Vec<String>>, usize) {
-    let (bus, _) = app::open_bus(pipeline);
-    app::create_topics(bus.as_ref(), pipeline).await.unwrap();
-    let mut check = bus
-        .consumer(
-            &common::random_name("check"),
-            &[pipeline.topic("samples"), pipeline.topic("dead_letter")],
-        )
-        .await
-        .unwrap();
-    let producer = bus.producer().unwrap();
-    let consumer = app::stage_consumer(bus.as_ref(), pipeline, StageName::Qgen)
-        .await
-        .unwrap();
-    let (stop, shutdown) = watch::channel(false);
-    let task = app::spawn_stage(
-        pipeline,
-        StageName::Qgen,
-        consumer,
-        producer.clone(),
-        shutdown,
-    )
-    .unwrap();
-    let input: std::sync::Arc<str> = pipeline.input_topic(StageName::Qgen).unwrap().into();
+    let mut inputs = Vec::new();
     for (i, caption) in CAPTIONS.iter().enumerate() {
+        if i == 2 {
+            // A malformed record before the third caption: its own dead letter, nothing else lost.
+            inputs.push((
+                Bytes::from_static(b"bad"),
+                Bytes::from_static(b"\xff\xff\xff not a record"),
+            ));
+        }
         let url = format!("http://img.example.com/{i}.jpg");
         let sample = Sample {
             candidate: Some(Candidate {
@@ -80,37 +53,20 @@ async fn questions(pipeline: &Pipeline) -> (BTreeMap<String, Vec<String>>, usize
             }),
             ..Default::default()
         };
-        if i == 2 {
-            // A malformed record before the third caption: its own dead letter, nothing else lost.
-            producer
-                .send_all(vec![OutMessage {
-                    topic: input.clone(),
-                    key: Bytes::from_static(b"bad"),
-                    payload: Bytes::from_static(b"\xff\xff\xff not a record"),
-                }])
-                .await
-                .unwrap();
-        }
-        producer
-            .send_all(vec![OutMessage {
-                topic: input.clone(),
-                key: Bytes::from(sample.id().to_string()),
-                payload: Bytes::from(sample.to_bytes()),
-            }])
-            .await
-            .unwrap();
+        inputs.push((
+            Bytes::from(sample.id().to_string()),
+            Bytes::from(sample.to_bytes()),
+        ));
     }
     let samples = pipeline.topic("samples");
     let mut out = BTreeMap::new();
     let mut dead = 0;
-    let deadline = Instant::now() + Duration::from_secs(90);
-    while out.len() < CAPTIONS.len() || dead < 1 {
-        assert!(
-            Instant::now() < deadline,
-            "{} samples, {dead} dead letters",
-            out.len()
-        );
-        for message in check.poll(100, Duration::from_millis(200)).await.unwrap() {
+    common::run_stage_alone(
+        pipeline,
+        StageName::Qgen,
+        inputs,
+        &[samples.clone(), pipeline.topic("dead_letter")],
+        |message| {
             if *message.topic == *samples {
                 let s = Sample::from_bytes(&message.payload).unwrap();
                 let qa = s
@@ -124,11 +80,10 @@ async fn questions(pipeline: &Pipeline) -> (BTreeMap<String, Vec<String>>, usize
                 assert_eq!(d.stage, "qgen");
                 dead += 1;
             }
-        }
-    }
-    stop.send(true).unwrap();
-    task.await.unwrap().unwrap();
-    check.close().await.unwrap();
+            out.len() == CAPTIONS.len() && dead >= 1
+        },
+    )
+    .await;
     (out, dead)
 }
 

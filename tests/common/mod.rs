@@ -437,3 +437,65 @@ pub fn tar_count(out: &Path) -> usize {
         })
         .unwrap_or(0)
 }
+
+/// The `[bus]` table of a test pipeline: the embedded bus, or Kafka at `brokers` with a random
+/// group prefix; `partitions` per topic.
+pub fn bus_table(brokers: Option<&str>, partitions: u32) -> String {
+    let kind = match brokers {
+        Some(brokers) => format!(
+            "kind = \"kafka\"\nbrokers = \"{brokers}\"\ngroup_prefix = \"{}\"\ncommit_interval = \"200ms\"",
+            random_name("grp")
+        ),
+        None => "kind = \"embedded\"".to_string(),
+    };
+    format!("[bus]\n{kind}\npartitions = {partitions}\n")
+}
+
+/// Runs `stage` of `pipeline` alone on its bus: creates the topics, sends `inputs` (key, payload)
+/// to the stage's input topic one message at a time (so that within a partition they keep the
+/// list's order), and hands every message read from `outputs` to `take` until it says all have
+/// come (90 s at most); then stops the stage and waits for it to drain.
+pub async fn run_stage_alone(
+    pipeline: &altflow::config::Pipeline,
+    stage: altflow::config::StageName,
+    inputs: Vec<(bytes::Bytes, bytes::Bytes)>,
+    outputs: &[String],
+    mut take: impl FnMut(&altflow::bus::Message) -> bool,
+) {
+    use altflow::{app, bus::OutMessage};
+    let (bus, _) = app::open_bus(pipeline);
+    app::create_topics(bus.as_ref(), pipeline).await.unwrap();
+    let mut check = bus.consumer(&random_name("check"), outputs).await.unwrap();
+    let producer = bus.producer().unwrap();
+    let consumer = app::stage_consumer(bus.as_ref(), pipeline, stage)
+        .await
+        .unwrap();
+    let (stop, shutdown) = tokio::sync::watch::channel(false);
+    let task = app::spawn_stage(pipeline, stage, consumer, producer.clone(), shutdown).unwrap();
+    let input: std::sync::Arc<str> = pipeline.input_topic(stage).unwrap().into();
+    for (key, payload) in inputs {
+        producer
+            .send_all(vec![OutMessage {
+                topic: input.clone(),
+                key,
+                payload,
+            }])
+            .await
+            .unwrap();
+    }
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let mut done = false;
+    while !done {
+        assert!(
+            Instant::now() < deadline,
+            "{stage}: not every output arrived in 90 s"
+        );
+        // Every message of the last poll is taken too, so that `take` sees any extra one.
+        for message in check.poll(100, Duration::from_millis(200)).await.unwrap() {
+            done = take(&message) || done;
+        }
+    }
+    stop.send(true).unwrap();
+    task.await.unwrap().unwrap();
+    check.close().await.unwrap();
+}
