@@ -152,6 +152,19 @@ fn untied_gated_gelu_generation() {
     generation_equals_transformers("tiny-untied");
 }
 
+/// Copies `file` of the fixture `model` into `to`.
+fn copy(model: &str, file: &str, to: &std::path::Path) {
+    std::fs::copy(dir(model).join(file), to.join(file)).unwrap();
+}
+
+/// The message of the error loading the checkpoint in `dir` (which must fail).
+fn load_error(dir: &std::path::Path) -> String {
+    T5::load(dir, &Device::Cpu)
+        .err()
+        .expect("the checkpoint is refused")
+        .to_string()
+}
+
 #[test]
 fn a_bad_checkpoint_is_named() {
     let tmp = tempfile::tempdir().unwrap();
@@ -159,34 +172,16 @@ fn a_bad_checkpoint_is_named() {
     let config = std::fs::read_to_string(dir("tiny-tied").join("config.json")).unwrap();
     let config = config.replace("\"relu\"", "\"gated-silu\"");
     std::fs::write(tmp.path().join("config.json"), config).unwrap();
-    std::fs::copy(
-        dir("tiny-tied").join("model.safetensors"),
-        tmp.path().join("model.safetensors"),
-    )
-    .unwrap();
-    let err = T5::load(tmp.path(), &Device::Cpu)
-        .err()
-        .unwrap()
-        .to_string();
+    copy("tiny-tied", "model.safetensors", tmp.path());
+    let err = load_error(tmp.path());
     assert!(
         err.contains("feed_forward_proj") && err.contains("gated-silu"),
         "{err}"
     );
     // Weights of another shape (the untied model's): the error names the tensor's layer.
-    std::fs::copy(
-        dir("tiny-tied").join("config.json"),
-        tmp.path().join("config.json"),
-    )
-    .unwrap();
-    std::fs::copy(
-        dir("tiny-untied").join("model.safetensors"),
-        tmp.path().join("model.safetensors"),
-    )
-    .unwrap();
-    let err = T5::load(tmp.path(), &Device::Cpu)
-        .err()
-        .unwrap()
-        .to_string();
+    copy("tiny-tied", "config.json", tmp.path());
+    copy("tiny-untied", "model.safetensors", tmp.path());
+    let err = load_error(tmp.path());
     assert!(
         err.contains("shared.weight") || err.contains("block.0"),
         "{err}"
@@ -196,10 +191,10 @@ fn a_bad_checkpoint_is_named() {
 #[test]
 fn a_missing_weight_is_named() {
     let tmp = tempfile::tempdir().unwrap();
-    let source = dir("tiny-untied");
-    std::fs::copy(source.join("config.json"), tmp.path().join("config.json")).unwrap();
+    copy("tiny-untied", "config.json", tmp.path());
     let tensors =
-        candle_core::safetensors::load(source.join("model.safetensors"), &Device::Cpu).unwrap();
+        candle_core::safetensors::load(dir("tiny-untied").join("model.safetensors"), &Device::Cpu)
+            .unwrap();
     // One weight deep in the decoder, then the untied output projection: each error names what
     // is missing.
     for missing in [
@@ -213,10 +208,7 @@ fn a_missing_weight_is_named() {
             .collect();
         assert_eq!(kept.len() + 1, tensors.len(), "{missing} is in the fixture");
         candle_core::safetensors::save(&kept, tmp.path().join("model.safetensors")).unwrap();
-        let err = T5::load(tmp.path(), &Device::Cpu)
-            .err()
-            .unwrap()
-            .to_string();
+        let err = load_error(tmp.path());
         let (layer, _) = missing.rsplit_once(".layer.").unwrap_or(("lm_head", ""));
         assert!(err.contains(layer), "{missing}: {err}");
     }
