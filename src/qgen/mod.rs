@@ -375,12 +375,6 @@ impl Generator {
         Ok(outcomes)
     }
 
-    /// The Q/A of one caption (the stream state moves on as in [`Generator::generate_batch`]).
-    pub fn generate(&mut self, caption: &str) -> Result<Outcome, QgenError> {
-        let mut outcomes = self.generate_batch(std::slice::from_ref(&caption.to_string()))?;
-        Ok(outcomes.remove(0))
-    }
-
     /// The questions to check for one caption: the rules' when no question model is loaded, else
     /// every span candidate (the first `2 × max_questions`, in the order of [`Source`]) and yes and
     /// no, with the question left for the model.
@@ -510,6 +504,13 @@ impl Generator {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Generator {
+        /// The Q/A of one caption.
+        fn generate(&mut self, caption: &str) -> Result<Outcome, QgenError> {
+            Ok(self.generate_batch(&[caption.to_string()])?.remove(0))
+        }
+    }
 
     #[test]
     fn a_caption_gets_questions_of_many_types() {

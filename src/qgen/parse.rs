@@ -138,7 +138,7 @@ pub const QUANTITY_NOUNS: [&str; 24] = [
 ];
 
 /// Number words and their digits.
-pub const NUMBER_WORDS: [(&str, u32); 20] = [
+const NUMBER_WORDS: [(&str, u32); 20] = [
     ("one", 1),
     ("two", 2),
     ("three", 3),
@@ -579,11 +579,6 @@ impl Parse {
         }
         (last, self.chunks[last].end)
     }
-
-    /// The words of chunk `c`.
-    pub fn chunk_text(&self, c: &Chunk) -> String {
-        self.text(c.start, c.end, true)
-    }
 }
 
 #[cfg(test)]
@@ -611,7 +606,7 @@ mod tests {
                     ChunkKind::Verb => "V",
                     ChunkKind::Other => "O",
                 };
-                format!("{kind}[{}]", p.chunk_text(c))
+                format!("{kind}[{}]", p.text(c.start, c.end, true))
             })
             .collect()
     }

@@ -130,6 +130,14 @@ const KINDS: [&[&str]; 14] = [
     &["tree", "flower", "plant", "grass", "bush", "rock"],
 ];
 
+/// Kinds the rules ask about by name (indices into [`KINDS`]).
+const ANIMALS: usize = 1;
+const FOOD: usize = 3;
+const DEVICES: usize = 5;
+const SPORTS: usize = 6;
+const CLOTHES: usize = 7;
+const CONTAINERS: usize = 8;
+
 /// Nouns that name times, not places: "at night" is no answer to "where".
 pub const TIMES: [&str; 16] = [
     "night",
@@ -342,7 +350,7 @@ pub fn verb_lemma(verb: &str) -> Option<String> {
 /// a suit", "on a cell phone").
 pub fn is_worn_or_held(noun: &str) -> bool {
     let s = singular(noun);
-    matches!(kind_of(&s), Some(k) if KINDS[k].contains(&"hat") || KINDS[k].contains(&"laptop"))
+    matches!(kind_of(&s), Some(CLOTHES | DEVICES))
         || matches!(
             s.as_str(),
             "phone" | "suit" | "uniform" | "costume" | "glasses" | "headphones"
@@ -354,7 +362,11 @@ pub fn is_worn_or_held(noun: &str) -> bool {
 /// containers.
 pub fn is_aimed_at(noun: &str) -> bool {
     let s = singular(noun);
-    is_person_noun(&s) || matches!(kind_of(&s), Some(0 | 1 | 3 | 5 | 6 | 7 | 8))
+    is_person_noun(&s)
+        || matches!(
+            kind_of(&s),
+            Some(ANIMALS | FOOD | DEVICES | SPORTS | CLOTHES | CONTAINERS)
+        )
 }
 
 /// Whether a lower-case noun names people.
@@ -364,7 +376,7 @@ pub fn is_person_noun(noun: &str) -> bool {
 }
 
 /// The kind (index into the kinds table) of a lower-case singular noun.
-pub fn kind_of(noun: &str) -> Option<usize> {
+fn kind_of(noun: &str) -> Option<usize> {
     KINDS.iter().position(|k| k.contains(&noun))
 }
 
