@@ -75,25 +75,18 @@ fn logits_equal_transformers(name: &str) {
             .unwrap();
     assert_eq!(got.dims(), want.dims());
     assert!(got.dims()[1] >= 24);
-    let diff: f32 = (got - &want)
-        .unwrap()
-        .abs()
-        .unwrap()
-        .flatten_all()
-        .unwrap()
-        .max(0)
-        .unwrap()
-        .to_scalar()
-        .unwrap();
-    let scale: f32 = want
-        .abs()
-        .unwrap()
-        .flatten_all()
-        .unwrap()
-        .max(0)
-        .unwrap()
-        .to_scalar()
-        .unwrap();
+    let max_abs = |t: &Tensor| -> f32 {
+        t.abs()
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .max(0)
+            .unwrap()
+            .to_scalar()
+            .unwrap()
+    };
+    let diff = max_abs(&(got - &want).unwrap());
+    let scale = max_abs(&want);
     assert!(
         diff < 1e-4,
         "{name}: logits differ by up to {diff} (largest {scale})"
