@@ -146,6 +146,7 @@ fn writer(c: &mut Criterion) {
         max_bytes: 1 << 30,
         flush_after: Duration::from_secs(3600),
         dedup_window: 100_000,
+        fencing: false,
     };
     let mut group = c.benchmark_group("writer");
     group.throughput(Throughput::Elements(100));

@@ -335,8 +335,11 @@ pub fn spawn_stage(
             let store = Store::open(&pipeline.write.output, &pipeline.write.store_options)
                 .map_err(|e| fail(e.into()))?;
             let mut s = WriterStage::new(store, pipeline.write.clone(), output);
-            if pipeline.bus.kind == BusKind::Embedded {
-                s = s.with_run(run_id());
+            match pipeline.bus.kind {
+                BusKind::Embedded => s = s.with_run(run_id()),
+                // Members of other processes can take partitions over.
+                BusKind::Kafka if pipeline.write.fencing => s = s.fenced(),
+                BusKind::Kafka => {}
             }
             launch.batch(s)
         }

@@ -1026,8 +1026,8 @@ pub struct WriteConfig {
     /// Where shards go: `file://./out` (relative to the working directory), `file:///abs/path`, a plain
     /// path, `memory://`, or `s3://bucket/prefix`.
     pub output: String,
-    /// Options for the object store (e.g. `aws_region`, `aws_endpoint`); credentials may also come
-    /// from the environment as object_store reads them.
+    /// Options for the object store (e.g. `aws_region`, `aws_endpoint`); options and credentials
+    /// may also come from the environment (`AWS_*`, `GOOGLE_*`, `AZURE_*`); these win over it.
     #[serde(default)]
     pub store_options: BTreeMap<String, String>,
     /// A shard is finished after this many samples.
@@ -1042,6 +1042,11 @@ pub struct WriteConfig {
     /// Sample ids remembered per partition to drop duplicates (bounded memory).
     #[serde(default = "default_dedup_window")]
     pub dedup_window: usize,
+    /// On Kafka, fence writers by generation so that a member that lost a partition cannot land a
+    /// shard after the new owner's clean-up (`src/writer/fence.rs`). Needs create-if-absent puts,
+    /// which S3, GCS, Azure and local files have; turn off only for a store without them.
+    #[serde(default = "default_true")]
+    pub fencing: bool,
 }
 
 fn default_max_records() -> usize {

@@ -17,6 +17,7 @@ pub mod bus;
 pub mod checkpoint;
 pub mod config;
 pub mod filter;
+pub mod health;
 pub mod imaging;
 pub mod metrics;
 pub mod qgen;

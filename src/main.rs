@@ -487,16 +487,8 @@ fn extract_warc(path: &std::path::Path, counts_only: bool) -> anyhow::Result<()>
 }
 
 async fn inspect(shard: &str, limit: usize, json: bool) -> anyhow::Result<()> {
-    // Credentials and endpoints come from the environment, as the cloud SDKs read them
-    // (AWS_ENDPOINT, AWS_REGION, GOOGLE_SERVICE_ACCOUNT, AZURE_STORAGE_ACCOUNT_NAME, ...).
-    let options: Vec<(String, String)> = std::env::vars()
-        .filter(|(k, _)| {
-            ["AWS_", "GOOGLE_", "AZURE_"]
-                .iter()
-                .any(|p| k.starts_with(p))
-        })
-        .map(|(k, v)| (k.to_ascii_lowercase(), v))
-        .collect();
+    // Credentials and endpoints come from the environment, as the cloud SDKs read them.
+    let options = altflow::writer::store::env_options();
     let (store, path) = Store::open_object(shard, options)?;
     let bytes = store
         .inner

@@ -31,6 +31,11 @@ struct Metrics {
     shard_bytes: IntCounter,
     qa: IntCounterVec,
     qa_dropped: IntCounterVec,
+    partitions_assigned: IntGaugeVec,
+    rebalances: IntCounterVec,
+    ready: IntGaugeVec,
+    last_shard: IntGauge,
+    shards_fenced: IntCounter,
 }
 
 fn metrics() -> &'static Metrics {
@@ -146,6 +151,33 @@ fn metrics() -> &'static Metrics {
             "Questions written and not kept, by why: round_trip, vocabulary, over_limit.",
             &["reason"],
         );
+        let partitions_assigned = gauge(
+            "partitions_assigned",
+            "Input partitions a stage member owns now.",
+        );
+        let rebalances = counter(
+            "rebalances_total",
+            "Rebalances that took input partitions from a stage member.",
+            &["stage"],
+        );
+        let ready = gauge(
+            "ready",
+            "1 once a stage member is ready (joined its group, store reachable, models loaded; \
+             /readyz), else 0.",
+        );
+        let last_shard = IntGauge::new(
+            "last_shard_timestamp_seconds",
+            "Unix time this member last landed a shard; 0 before its first.",
+        )
+        .expect("valid metric");
+        registry
+            .register(Box::new(last_shard.clone()))
+            .expect("unique metric");
+        let shards_fenced = plain(
+            "shards_fenced_total",
+            "Shards a writer did not land, or took back, because another member had taken its \
+             partition over (fencing).",
+        );
         Metrics {
             registry,
             records_in,
@@ -164,6 +196,11 @@ fn metrics() -> &'static Metrics {
             shard_bytes,
             qa,
             qa_dropped,
+            partitions_assigned,
+            rebalances,
+            ready,
+            last_shard,
+            shards_fenced,
         }
     })
 }
@@ -239,6 +276,25 @@ impl StageMetrics {
             .with_label_values(&[self.stage, topic, &partition.to_string()])
             .set(lag);
     }
+
+    /// Partitions taken from this member by a rebalance: their lag is another member's to report
+    /// now, and a stale value left here would be summed twice.
+    pub fn revoked(&self, partitions: &[(std::sync::Arc<str>, i32)]) {
+        metrics().rebalances.with_label_values(&[self.stage]).inc();
+        for (topic, partition) in partitions {
+            let _ = metrics()
+                .lag
+                .remove_label_values(&[self.stage, topic, &partition.to_string()]);
+        }
+    }
+
+    /// The number of input partitions this member owns now.
+    pub fn partitions_assigned(&self, n: usize) {
+        metrics()
+            .partitions_assigned
+            .with_label_values(&[self.stage])
+            .set(n as i64);
+    }
 }
 
 impl StageMetrics {
@@ -256,6 +312,16 @@ impl StageMetrics {
     pub fn shard_written(&self, bytes: u64) {
         metrics().shards.inc();
         metrics().shard_bytes.inc_by(bytes);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0);
+        metrics().last_shard.set(now);
+    }
+
+    /// One shard not landed, or taken back, because another member owns its partition now.
+    pub fn shard_fenced(&self) {
+        metrics().shards_fenced.inc();
     }
 }
 
@@ -292,6 +358,55 @@ impl WebMetrics {
     pub fn hosts_queued(&self, delta: i64) {
         self.hosts_queued.add(delta);
     }
+}
+
+/// Whether `stage` is ready (see `crate::health`).
+pub fn ready(stage: &str, ready: bool) {
+    metrics()
+        .ready
+        .with_label_values(&[stage])
+        .set(i64::from(ready));
+}
+
+/// The name of every metric altflow exports, whether or not it has a value yet (the text
+/// exposition omits labelled families with no series): what dashboards and alert rules may name.
+pub fn names() -> Vec<String> {
+    use prometheus::core::Collector;
+    let m = metrics();
+    let collectors: [&dyn Collector; 21] = [
+        &m.records_in,
+        &m.records_out,
+        &m.rejected,
+        &m.retried,
+        &m.errors,
+        &m.processing,
+        &m.lag,
+        &m.record_wait,
+        &m.in_flight_records,
+        &m.http_in_flight,
+        &m.http_queued,
+        &m.http_hosts_queued,
+        &m.shards,
+        &m.shard_bytes,
+        &m.qa,
+        &m.qa_dropped,
+        &m.partitions_assigned,
+        &m.rebalances,
+        &m.ready,
+        &m.last_shard,
+        &m.shards_fenced,
+    ];
+    let mut names: Vec<String> = collectors
+        .iter()
+        .flat_map(|c| {
+            c.desc()
+                .into_iter()
+                .map(|d| format!("altflow_{}", d.fq_name))
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// Counts question–answer pairs kept, by answer type, and dropped, by reason.

@@ -4,7 +4,8 @@
 //!   only when every message is acknowledged; a full local queue makes it wait instead of failing.
 //! - Consumer: `enable.auto.offset.store=false` and `enable.auto.commit=true`, so librdkafka commits on
 //!   its timer only the offsets the stage stored after its outputs were acknowledged. Stored offsets are
-//!   also committed synchronously when partitions are revoked and on close.
+//!   also committed synchronously when partitions are revoked and on close. Assignment is
+//!   `cooperative-sticky`: a rebalance revokes only the partitions that move.
 //! - librdkafka's poll is a blocking call: it runs on a dedicated thread that hands messages to the
 //!   async side through a bounded channel, so the async executor never blocks on the network.
 //! - Any librdkafka option can be passed through from the pipeline file.
@@ -148,6 +149,11 @@ impl Bus for KafkaBus {
                 self.settings.commit_interval.as_millis().to_string(),
             )
             .set("auto.offset.reset", "earliest")
+            // Incremental rebalancing: a member joining or leaving moves only the partitions that
+            // change hands, and the others keep being read (README: measured pause, eager vs
+            // cooperative). `range` or `roundrobin` in consumer_options bring back eager
+            // rebalancing.
+            .set("partition.assignment.strategy", "cooperative-sticky")
             .set("statistics.interval.ms", "5000");
         for (key, value) in &self.settings.consumer_options {
             config.set(key, value);
@@ -242,6 +248,8 @@ struct GroupState {
     /// still sit in the channel; if the partition comes back, librdkafka fetches again from the
     /// committed offset, and those stale copies must not be processed ahead of the replay.
     epochs: Mutex<HashMap<(String, i32), u64>>,
+    /// Set by the first assignment, empty or not.
+    joined: AtomicBool,
 }
 
 impl GroupState {
@@ -292,6 +300,7 @@ impl ConsumerContext for ConsumerCtx {
 
     fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         if let Rebalance::Assign(partitions) = rebalance {
+            self.0.joined.store(true, Ordering::Relaxed);
             let mut assigned = lock(&self.0.assigned);
             for element in partitions.elements() {
                 assigned.insert((element.topic().to_string(), element.partition()));
@@ -432,6 +441,10 @@ impl Consumer for KafkaConsumer {
                 })
             })
             .collect()
+    }
+
+    fn joined(&self) -> bool {
+        self.state.joined.load(Ordering::Relaxed)
     }
 
     async fn close(self: Box<Self>) -> Result<()> {

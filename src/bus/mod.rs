@@ -128,6 +128,12 @@ pub trait Consumer: Send {
     fn take_revoked(&mut self) -> Vec<(Arc<str>, i32)>;
     /// Current lag per owned partition, where the backend knows it.
     fn lag(&self) -> Vec<PartitionLag>;
+    /// Whether this member has joined its group: it has received an assignment (perhaps empty, when
+    /// the group has more members than partitions). A member of an in-process bus is a member from
+    /// the start.
+    fn joined(&self) -> bool {
+        true
+    }
     /// Commits stored offsets and leaves the group.
     async fn close(self: Box<Self>) -> Result<()>;
 }

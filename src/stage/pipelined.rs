@@ -22,7 +22,7 @@ use std::time::Instant;
 use tokio::sync::watch;
 use tokio::task::{JoinError, JoinSet};
 
-use super::runner::{RunnerSettings, dead_letter, export_lag, produce, take_revoked};
+use super::runner::{RunnerSettings, dead_letter, export_membership, produce, take_revoked};
 use super::{Emitter, Input, Pipelined, StageError};
 use crate::bus::{Consumer, Producer};
 use crate::metrics::StageMetrics;
@@ -146,6 +146,9 @@ pub async fn run_pipelined<S: Pipelined>(
     // Records whose outputs are in `out`, finished once those are acknowledged.
     let mut done: Vec<Ticket> = Vec::new();
     let mut last_lag = Instant::now();
+    // A pipelined stage is built ready (its clients and models made by its constructor).
+    crate::health::expect(settings.stage);
+    crate::health::set(settings.stage, crate::health::Check::Started, true);
     tracing::info!(stage = settings.stage, max_in_flight, "stage started");
 
     let result = async {
@@ -167,7 +170,7 @@ pub async fn run_pipelined<S: Pipelined>(
                 }
                 polled = consumer.poll(room.min(settings.batch_size), settings.poll_timeout), if room > 0 => {
                     let mut polled = polled?;
-                    let revoked = take_revoked(consumer.as_mut(), &mut polled);
+                    let revoked = take_revoked(consumer.as_mut(), &mut polled, &metrics);
                     if !revoked.is_empty() {
                         tracing::info!(stage = settings.stage, ?revoked, in_flight = running.len(), "partitions revoked; their records in flight are abandoned");
                         offsets.revoke(&revoked);
@@ -201,7 +204,7 @@ pub async fn run_pipelined<S: Pipelined>(
             }
             acknowledge(&mut out, &mut done, &mut offsets, producer.as_ref(), &metrics).await?;
             offsets.store(consumer.as_mut()).inspect_err(|_| metrics.error("offset"))?;
-            export_lag(consumer.as_ref(), &metrics, &mut last_lag);
+            export_membership(consumer.as_ref(), &settings, &metrics, &mut last_lag);
         }
 
         tracing::info!(stage = settings.stage, in_flight = running.len(), "draining");

@@ -14,6 +14,7 @@ use tokio::sync::watch;
 
 use super::{Emitter, Input, Stage, StageError};
 use crate::bus::{Consumer, Message, Producer};
+use crate::health::{self, Check};
 use crate::metrics::StageMetrics;
 use crate::record::{DeadLetter, Record};
 
@@ -54,9 +55,11 @@ impl RunnerSettings {
 pub(super) fn take_revoked(
     consumer: &mut dyn Consumer,
     polled: &mut Vec<Message>,
+    metrics: &StageMetrics,
 ) -> Vec<(Arc<str>, i32)> {
     let revoked = consumer.take_revoked();
     if !revoked.is_empty() {
+        metrics.revoked(&revoked);
         let owned = consumer.assignment();
         polled.retain(|m| {
             owned
@@ -67,10 +70,18 @@ pub(super) fn take_revoked(
     revoked
 }
 
-/// Exports the consumer's lag when `LAG_INTERVAL` has passed since `last`.
-pub(super) fn export_lag(consumer: &dyn Consumer, metrics: &StageMetrics, last: &mut Instant) {
+/// Exports whether the consumer is in its group (at once, for `/readyz`) and, when `LAG_INTERVAL`
+/// has passed since `last`, its partitions and their lag.
+pub(super) fn export_membership(
+    consumer: &dyn Consumer,
+    settings: &RunnerSettings,
+    metrics: &StageMetrics,
+    last: &mut Instant,
+) {
+    health::set(settings.stage, Check::Joined, consumer.joined());
     if last.elapsed() >= LAG_INTERVAL {
         *last = Instant::now();
+        metrics.partitions_assigned(consumer.assignment().len());
         for lag in consumer.lag() {
             metrics.lag(&lag.topic, lag.partition, lag.lag);
         }
@@ -96,7 +107,9 @@ pub async fn run_stage<S: Stage>(
     let mut out = settings.emitter();
     let mut progress: HashMap<(Arc<str>, i32), Progress> = HashMap::new();
     let mut last_lag = Instant::now();
+    health::expect(settings.stage);
     stage.start().await?;
+    health::set(settings.stage, Check::Started, true);
     tracing::info!(stage = settings.stage, "stage started");
 
     loop {
@@ -108,7 +121,7 @@ pub async fn run_stage<S: Stage>(
             _ = shutdown.changed() => break,
             polled = consumer.poll(settings.batch_size, settings.poll_timeout) => polled?,
         };
-        let revoked = take_revoked(consumer.as_mut(), &mut polled);
+        let revoked = take_revoked(consumer.as_mut(), &mut polled, &metrics);
         if !revoked.is_empty() {
             tracing::info!(stage = settings.stage, ?revoked, "partitions revoked");
             stage.revoked(&revoked).await;
@@ -155,7 +168,7 @@ pub async fn run_stage<S: Stage>(
         if had_input {
             metrics.batch_time(started.elapsed());
         }
-        export_lag(consumer.as_ref(), &metrics, &mut last_lag);
+        export_membership(consumer.as_ref(), &settings, &metrics, &mut last_lag);
     }
 
     tracing::info!(stage = settings.stage, "draining");

@@ -56,20 +56,34 @@ fn respond(
         .expect("static response parts are valid")
 }
 
-/// Serves Prometheus metrics at `/metrics`.
+/// Serves Prometheus metrics at `/metrics`, liveness at `/healthz` and readiness at `/readyz` (see
+/// [`crate::health`]).
 pub async fn serve_metrics(listen: SocketAddr) -> std::io::Result<SocketAddr> {
     serve(
         listen,
         Arc::new(|request: Request<Incoming>| {
             Box::pin(async move {
-                if request.uri().path() == "/metrics" {
-                    respond(
+                match request.uri().path() {
+                    "/metrics" => respond(
                         StatusCode::OK,
                         "text/plain; version=0.0.4",
                         crate::metrics::render(),
-                    )
-                } else {
-                    respond(StatusCode::NOT_FOUND, "text/plain", "try /metrics\n")
+                    ),
+                    "/healthz" => respond(StatusCode::OK, "text/plain", "ok\n"),
+                    "/readyz" => {
+                        let (ready, report) = crate::health::readiness();
+                        let status = if ready {
+                            StatusCode::OK
+                        } else {
+                            StatusCode::SERVICE_UNAVAILABLE
+                        };
+                        respond(status, "text/plain", report)
+                    }
+                    _ => respond(
+                        StatusCode::NOT_FOUND,
+                        "text/plain",
+                        "try /metrics, /healthz or /readyz\n",
+                    ),
                 }
             })
         }),

@@ -1,17 +1,19 @@
 //! The writer stage: WebDataset tar shards and Parquet indexes in object storage.
 //!
-//! Each input partition fills its own shard. A shard is named after its input, `shard-pPPPP-oOOOOOOOOOOOO`
-//! (partition, first offset; on the embedded bus, whose offsets start at 0 in every run, also the
-//! run: `shard-rRUN-pPPPP-oOOOOOOOOOOOO`), and its content is a pure function of the input records, so a replay
-//! after a crash rewrites the same objects instead of adding new ones. The runner never commits past the
-//! first offset of an unfinished shard ([`Stage::held_from`]).
+//! Each input partition fills its own shard. A shard is named after its input ([`ShardName`]:
+//! partition and first offset), and its content is a pure function of the input records, so a
+//! replay after a crash rewrites the same samples instead of adding new ones. The runner never
+//! commits past the first offset of an unfinished shard ([`Stage::held_from`]).
 //!
-//! When the writer gains a partition it (1) deletes the partition's shards that start at or after the
-//! first offset it is handed — they were written but never committed and are about to be rewritten,
-//! perhaps with different cut points — and (2) reloads the sample ids of the partition's latest shards
-//! from their indexes, so that a duplicate arriving after a restart is still dropped. Samples are keyed
-//! by id upstream, so one id always lands on one partition and per-partition dedup is global.
+//! When the writer gains a partition it (1) on Kafka, takes the partition's next generation
+//! ([`fence`]), (2) deletes the partition's shards that start at or after the first offset it is
+//! handed — they were written but never committed and are about to be rewritten, perhaps with
+//! different cut points — and those a fenced-off member landed, and (3) reloads the sample ids of the
+//! partition's latest shards from their indexes, so that a duplicate arriving after a restart is
+//! still dropped. Samples are keyed by id upstream, so one id always lands on one partition and
+//! per-partition dedup is global.
 
+pub mod fence;
 pub mod index;
 pub mod store;
 pub mod tar;
@@ -30,6 +32,7 @@ use crate::reason::Reason;
 use crate::record::{Candidate, Image, Sample, ShardAnnouncement};
 use crate::stage::held::Held;
 use crate::stage::{Emitter, Input, Stage, StageError};
+use fence::Fence;
 use index::{IndexBuilder, Placement};
 use store::Store;
 use tar::TarBuilder;
@@ -49,6 +52,14 @@ pub enum WriterError {
         #[source]
         source: object_store::Error,
     },
+    /// The fence objects of a partition are not as this writer left them.
+    #[error("fence of partition {partition}: {message}")]
+    Fence {
+        /// The partition.
+        partition: i32,
+        /// What was wrong.
+        message: String,
+    },
     /// Encoding or reading an index failed.
     #[error("index {path}: {source}")]
     Index {
@@ -66,29 +77,59 @@ impl From<WriterError> for crate::stage::StageError {
     }
 }
 
-/// The name of the shard of `partition` that starts at `first_offset`, without extension. `run` is
-/// set when offsets are not durable (the embedded bus numbers each run's records from 0 again): the
-/// run's number keeps its shards apart from an earlier run's in the same output.
-pub fn shard_name(run: Option<u64>, partition: i32, first_offset: i64) -> String {
-    match run {
-        None => format!("shard-p{partition:04}-o{first_offset:012}"),
-        Some(run) => format!("shard-r{run}-p{partition:04}-o{first_offset:012}"),
+/// The name of a shard: `shard-pPPPP-oOOOOOOOOOOOO` (partition, first offset), with the run before
+/// them when offsets are not durable (the embedded bus numbers each run's records from 0 again, so
+/// the run keeps its shards apart from an earlier run's in the same output) and the writer's
+/// generation after them when writers are fenced ([`fence`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShardName {
+    /// The run, for a bus whose offsets do not outlive the process.
+    pub run: Option<u64>,
+    /// Input partition.
+    pub partition: i32,
+    /// Offset of the shard's first record.
+    pub first_offset: i64,
+    /// Generation of the writer that wrote it, when fenced.
+    pub generation: Option<u64>,
+}
+
+impl std::fmt::Display for ShardName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("shard-")?;
+        if let Some(run) = self.run {
+            write!(f, "r{run}-")?;
+        }
+        write!(f, "p{:04}-o{:012}", self.partition, self.first_offset)?;
+        if let Some(generation) = self.generation {
+            write!(f, "-g{generation:06}")?;
+        }
+        Ok(())
     }
 }
 
-/// Parses a name made by [`shard_name`] (with any extension) back into run, partition and first
-/// offset.
-pub fn parse_shard_name(name: &str) -> Option<(Option<u64>, i32, i64)> {
-    let stem = name.split('.').next()?.strip_prefix("shard-")?;
-    let (run, rest) = match stem.strip_prefix('r') {
-        Some(with_run) => {
-            let (run, rest) = with_run.split_once('-')?;
-            (Some(run.parse().ok()?), rest)
-        }
-        None => (None, stem),
-    };
-    let (partition, offset) = rest.strip_prefix('p')?.split_once("-o")?;
-    Some((run, partition.parse().ok()?, offset.parse().ok()?))
+impl ShardName {
+    /// Parses a name written by `Display` (with any extension).
+    pub fn parse(name: &str) -> Option<Self> {
+        let stem = name.split('.').next()?.strip_prefix("shard-")?;
+        let (run, rest) = match stem.strip_prefix('r') {
+            Some(with_run) => {
+                let (run, rest) = with_run.split_once('-')?;
+                (Some(run.parse().ok()?), rest)
+            }
+            None => (None, stem),
+        };
+        let (rest, generation) = match rest.split_once("-g") {
+            Some((rest, generation)) => (rest, Some(generation.parse().ok()?)),
+            None => (rest, None),
+        };
+        let (partition, offset) = rest.strip_prefix('p')?.split_once("-o")?;
+        Some(Self {
+            run,
+            partition: partition.parse().ok()?,
+            first_offset: offset.parse().ok()?,
+            generation,
+        })
+    }
 }
 
 /// A shard being filled (its first offset is held with it, in [`Held`]).
@@ -108,6 +149,12 @@ pub struct WriterStage {
     recent: HashMap<i32, BoundedSet<String>>,
     metrics: StageMetrics,
     run: Option<u64>,
+    fence: Option<Fence>,
+    /// This member's generation per owned partition, when fenced.
+    generations: HashMap<i32, u64>,
+    /// Partitions another member took over while this one still wrote them, with the first offset
+    /// not landed: their input is dropped and their offsets held there until they are revoked.
+    fenced_off: HashMap<i32, i64>,
 }
 
 impl WriterStage {
@@ -121,13 +168,23 @@ impl WriterStage {
             recent: HashMap::new(),
             metrics: StageMetrics::new("write"),
             run: None,
+            fence: None,
+            generations: HashMap::new(),
+            fenced_off: HashMap::new(),
         }
     }
 
-    /// Names shards after `run` too (see [`shard_name`]): for a bus whose offsets do not outlive
+    /// Names shards after `run` too (see [`ShardName`]): for a bus whose offsets do not outlive
     /// the process.
     pub fn with_run(mut self, run: u64) -> Self {
         self.run = Some(run);
+        self
+    }
+
+    /// Fences this writer by generation ([`fence`]): for a bus whose members can lose partitions
+    /// to other processes.
+    pub fn fenced(mut self) -> Self {
+        self.fence = Some(Fence::new(self.store.clone()));
         self
     }
 
@@ -137,6 +194,22 @@ impl WriterStage {
         partition: i32,
         first_offset: i64,
     ) -> Result<(), WriterError> {
+        // The generation first: from here on a member that still writes this partition cannot
+        // land a shard that the clean-up below misses.
+        let history = match &self.fence {
+            Some(fence) => {
+                let (generation, history) = fence.take(partition, first_offset).await?;
+                tracing::info!(
+                    partition,
+                    generation,
+                    first_offset,
+                    "took the partition's next generation"
+                );
+                self.generations.insert(partition, generation);
+                history
+            }
+            None => fence::History::new(),
+        };
         let listing: Vec<object_store::ObjectMeta> = self
             .store
             .inner
@@ -150,34 +223,23 @@ impl WriterStage {
             })?;
         let mut indexes: Vec<((Option<u64>, i64), object_store::path::Path)> = Vec::new();
         for meta in listing {
-            let Some(name) = meta.location.filename() else {
+            let Some(name) = meta.location.filename().and_then(ShardName::parse) else {
                 continue;
             };
-            let Some((run, p, offset)) = parse_shard_name(name) else {
-                continue;
-            };
-            if p != partition {
+            if name.partition != partition {
                 continue;
             }
             // Only this run's offsets are comparable with the offset handed to us; an earlier
             // run's shards are finished data.
-            if run == self.run && offset >= first_offset {
-                tracing::info!(object = %meta.location, "deleting uncommitted shard before replay");
-                self.store
-                    .inner
-                    .delete(&meta.location)
-                    .await
-                    .or_else(|e| match e {
-                        object_store::Error::NotFound { .. } => Ok(()),
-                        e => Err(e),
-                    })
-                    .map_err(|source| WriterError::Object {
-                        op: "delete",
-                        path: meta.location.to_string(),
-                        source,
-                    })?;
-            } else if name.ends_with(".parquet") {
-                indexes.push(((run, offset), meta.location));
+            let uncommitted = name.run == self.run && name.first_offset >= first_offset;
+            let stale = name
+                .generation
+                .is_some_and(|g| fence::is_stale(&history, g, name.first_offset));
+            if uncommitted || stale {
+                tracing::info!(object = %meta.location, stale, "deleting uncommitted shard before replay");
+                self.delete(&meta.location).await?;
+            } else if meta.location.as_ref().ends_with(".parquet") {
+                indexes.push(((name.run, name.first_offset), meta.location));
             }
         }
         // Newest shards first (later runs, then higher offsets), until the dedup window is full.
@@ -215,6 +277,17 @@ impl WriterStage {
         Ok(())
     }
 
+    async fn delete(&self, path: &object_store::path::Path) -> Result<(), WriterError> {
+        match self.store.inner.delete(path).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(source) => Err(WriterError::Object {
+                op: "delete",
+                path: path.to_string(),
+                source,
+            }),
+        }
+    }
+
     async fn put(&self, name: &str, bytes: Vec<u8>) -> Result<(), WriterError> {
         let path = self.store.path(name);
         self.store
@@ -237,7 +310,13 @@ impl WriterStage {
         if shard.rows == 0 {
             return Ok(());
         }
-        let name = shard_name(self.run, partition, first_offset);
+        let generation = self.generations.get(&partition).copied();
+        let name = ShardName {
+            run: self.run,
+            partition,
+            first_offset,
+            generation,
+        };
         let tar_name = format!("{name}.tar");
         let index_name = format!("{name}.parquet");
         let tar = shard.tar.finish();
@@ -249,6 +328,19 @@ impl WriterStage {
         // The tar first: an index never points at a tar that is not there.
         self.put(&tar_name, tar).await?;
         self.put(&index_name, index).await?;
+        if let (Some(fence), Some(generation)) = (&self.fence, generation)
+            && fence.superseded(partition, generation).await?
+        {
+            // Another member adopted the partition while this one wrote: take the shard back
+            // (its name holds this generation, so it is nobody else's) and write no more here.
+            tracing::warn!(shard = %tar_name, generation, "partition taken over meanwhile: shard taken back");
+            self.delete(&self.store.path(&tar_name)).await?;
+            self.delete(&self.store.path(&index_name)).await?;
+            self.metrics.shard_fenced();
+            self.fenced_off.insert(partition, first_offset);
+            self.recent.remove(&partition);
+            return Ok(());
+        }
         tracing::info!(shard = %tar_name, rows = shard.rows, bytes = tar_bytes, "shard written");
         let announcement = ShardAnnouncement {
             url: self.store.url(&tar_name),
@@ -260,7 +352,7 @@ impl WriterStage {
             last_offset: shard.last_offset,
         };
         let topic = self.shards_topic.clone();
-        out.emit_side(&topic, &name, &announcement);
+        out.emit_side(&topic, &name.to_string(), &announcement);
         // The writer's output, for the funnel, is samples made durable.
         out.count_outputs(shard.rows as usize);
         self.metrics.shard_written(tar_bytes);
@@ -326,6 +418,21 @@ fn npy_f32(values: &[f32]) -> Vec<u8> {
 impl Stage for WriterStage {
     type Input = Sample;
 
+    /// Fails at start, rather than at the first shard, when the output cannot be listed (a wrong
+    /// bucket, endpoint or credentials).
+    async fn start(&mut self) -> Result<(), StageError> {
+        let mut listing = self.store.inner.list(Some(&self.store.prefix));
+        listing
+            .try_next()
+            .await
+            .map_err(|source| WriterError::Object {
+                op: "list",
+                path: self.store.base_url.clone(),
+                source,
+            })?;
+        Ok(())
+    }
+
     async fn process(
         &mut self,
         batch: Vec<Input<Sample>>,
@@ -333,6 +440,10 @@ impl Stage for WriterStage {
     ) -> Result<(), StageError> {
         for input in batch {
             let partition = input.partition;
+            if self.fenced_off.contains_key(&partition) {
+                // Another member writes this partition now; it replays these records.
+                continue;
+            }
             if !self.recent.contains_key(&partition) {
                 self.adopt_partition(partition, input.offset).await?;
             }
@@ -410,7 +521,10 @@ impl Stage for WriterStage {
     }
 
     fn held_from(&self, _topic: &str, partition: i32) -> Option<i64> {
-        self.open.held_from(partition)
+        self.fenced_off
+            .get(&partition)
+            .copied()
+            .or_else(|| self.open.held_from(partition))
     }
 
     async fn revoked(&mut self, partitions: &[(Arc<str>, i32)]) {
@@ -418,6 +532,8 @@ impl Stage for WriterStage {
         self.open.revoke(partitions);
         for (_, partition) in partitions {
             self.recent.remove(partition);
+            self.generations.remove(partition);
+            self.fenced_off.remove(partition);
         }
     }
 
@@ -452,21 +568,29 @@ mod tests {
 
     #[test]
     fn shard_names_round_trip_and_sort_by_offset() {
-        let name = shard_name(None, 3, 120);
-        assert_eq!(name, "shard-p0003-o000000000120");
+        let name = |run, partition, first_offset, generation| ShardName {
+            run,
+            partition,
+            first_offset,
+            generation,
+        };
+        let plain = name(None, 3, 120, None);
+        assert_eq!(plain.to_string(), "shard-p0003-o000000000120");
+        let with_run = name(Some(1795348850303), 3, 120, None);
         assert_eq!(
-            parse_shard_name(&format!("{name}.tar")),
-            Some((None, 3, 120))
+            with_run.to_string(),
+            "shard-r1795348850303-p0003-o000000000120"
         );
-        let name = shard_name(Some(1795348850303), 3, 120);
-        assert_eq!(name, "shard-r1795348850303-p0003-o000000000120");
-        assert_eq!(
-            parse_shard_name(&format!("{name}.parquet")),
-            Some((Some(1795348850303), 3, 120))
-        );
-        assert_eq!(parse_shard_name("other.tar"), None);
-        assert_eq!(parse_shard_name("shard-rx-p1-o2.tar"), None);
-        assert!(shard_name(None, 3, 99) < shard_name(None, 3, 120));
+        let fenced = name(None, 3, 120, Some(7));
+        assert_eq!(fenced.to_string(), "shard-p0003-o000000000120-g000007");
+        for n in [plain, with_run, fenced] {
+            assert_eq!(ShardName::parse(&format!("{n}.tar")), Some(n));
+            assert_eq!(ShardName::parse(&format!("{n}.parquet")), Some(n));
+        }
+        assert_eq!(ShardName::parse("other.tar"), None);
+        assert_eq!(ShardName::parse("shard-rx-p1-o2.tar"), None);
+        assert_eq!(ShardName::parse("shard-p1-o2-gx.tar"), None);
+        assert!(name(None, 3, 99, Some(9)).to_string() < name(None, 3, 120, Some(1)).to_string());
     }
 
     use crate::record::{Record, Reject, sample_id};
@@ -512,6 +636,7 @@ mod tests {
             max_bytes: 1 << 30,
             flush_after: std::time::Duration::from_secs(3600),
             dedup_window: 100,
+            fencing: true,
         };
         WriterStage::new(store.clone(), config, Arc::from("shards"))
     }
@@ -640,6 +765,122 @@ mod tests {
                 "shard-p0000-o000000000001.tar",
             ],
             "the stale o2 shard is gone and o1 holds both replayed samples"
+        );
+    }
+
+    fn shards_fenced() -> u64 {
+        crate::metrics::render()
+            .lines()
+            .find_map(|l| l.strip_prefix("altflow_shards_fenced_total "))
+            .map_or(0, |n| n.parse().unwrap())
+    }
+
+    fn fenced_writer(store: &Store) -> WriterStage {
+        writer(store, 10).fenced()
+    }
+
+    async fn names(store: &Store) -> Vec<String> {
+        objects(store)
+            .await
+            .into_iter()
+            .map(|(n, _)| n)
+            .filter(|n| n.starts_with("shard-"))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_writer_that_lost_its_partition_takes_its_shard_back() {
+        let store = Store::open("memory://", std::iter::empty()).unwrap();
+        let batch: Vec<(i64, Sample)> = (0..4).map(|n| (n as i64, sample(n))).collect();
+        let mut zombie_out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+        let mut owner_out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+
+        // The zombie holds records 0..3 of partition 0 in an open shard when the rebalance comes
+        // (it never hears of it: paused, or cut off from the broker).
+        let mut zombie = fenced_writer(&store);
+        zombie
+            .process(inputs(0, &batch[..3]), &mut zombie_out)
+            .await
+            .unwrap();
+        // The new owner is handed offset 0 (nothing was committed), cleans up and writes.
+        let mut owner = fenced_writer(&store);
+        owner
+            .process(inputs(0, &batch), &mut owner_out)
+            .await
+            .unwrap();
+        owner.finish(&mut owner_out).await.unwrap();
+        assert_eq!(announced(&mut owner_out).len(), 1);
+        let fenced_before = shards_fenced();
+
+        // Now the zombie flushes: it must not leave its shard nor announce it.
+        zombie.finish(&mut zombie_out).await.unwrap();
+        assert!(announced(&mut zombie_out).is_empty());
+        assert_eq!(
+            names(&store).await,
+            vec![
+                "shard-p0000-o000000000000-g000002.parquet",
+                "shard-p0000-o000000000000-g000002.tar",
+            ]
+        );
+        assert!(shards_fenced() > fenced_before);
+        // It holds the partition's offsets where its shard began, and drops further input.
+        assert_eq!(zombie.held_from("pairs", 0), Some(0));
+        zombie
+            .process(inputs(0, &[(4, sample(9))]), &mut zombie_out)
+            .await
+            .unwrap();
+        zombie.finish(&mut zombie_out).await.unwrap();
+        assert_eq!(names(&store).await.len(), 2);
+        // Until the partition is revoked from it; a later adoption takes a new generation.
+        zombie.revoked(&[(Arc::from("pairs"), 0)]).await;
+        assert_eq!(zombie.held_from("pairs", 0), None);
+    }
+
+    #[tokio::test]
+    async fn adoption_deletes_a_shard_a_fenced_off_writer_left_behind() {
+        let store = Store::open("memory://", std::iter::empty()).unwrap();
+        let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+        // Generation 1 owned partition 0; generation 2 took over at offset 0 and wrote 0..4, which
+        // were committed.
+        let mut first = fenced_writer(&store);
+        first
+            .process(inputs(0, &[(0, sample(0))]), &mut out)
+            .await
+            .unwrap();
+        let mut second = fenced_writer(&store);
+        let batch: Vec<(i64, Sample)> = (0..5).map(|n| (n as i64, sample(n))).collect();
+        second.process(inputs(0, &batch), &mut out).await.unwrap();
+        second.finish(&mut out).await.unwrap();
+        // Generation 1's shard of offsets 2.. landed after generation 2's clean-up, and its writer
+        // died before its check: nothing took it back.
+        let zombie = ShardName {
+            run: None,
+            partition: 0,
+            first_offset: 2,
+            generation: Some(1),
+        };
+        for ext in ["tar", "parquet"] {
+            store
+                .inner
+                .put(
+                    &store.path(&format!("{zombie}.{ext}")),
+                    PutPayload::from(vec![1u8]),
+                )
+                .await
+                .unwrap();
+        }
+        // The next owner, handed offset 5, removes it and keeps generation 2's shard.
+        let mut third = fenced_writer(&store);
+        third
+            .process(inputs(0, &[(5, sample(5))]), &mut out)
+            .await
+            .unwrap();
+        assert_eq!(
+            names(&store).await,
+            vec![
+                "shard-p0000-o000000000000-g000002.parquet",
+                "shard-p0000-o000000000000-g000002.tar",
+            ]
         );
     }
 }

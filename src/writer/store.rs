@@ -92,6 +92,20 @@ fn absolute(path: &FsPath) -> PathBuf {
     }
 }
 
+/// Object store options from the environment, as the cloud SDKs name them (`AWS_ACCESS_KEY_ID`,
+/// `AWS_ENDPOINT`, `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, …), lower-cased as
+/// object_store's configuration keys are: how a cluster hands credentials over from a Secret.
+pub fn env_options() -> Vec<(String, String)> {
+    std::env::vars()
+        .filter(|(k, _)| {
+            ["AWS_", "GOOGLE_", "AZURE_"]
+                .iter()
+                .any(|p| k.starts_with(p))
+        })
+        .map(|(k, v)| (k.to_ascii_lowercase(), v))
+        .collect()
+}
+
 /// An object store and the prefix under which altflow writes.
 #[derive(Clone)]
 pub struct Store {
@@ -128,7 +142,11 @@ impl Store {
                 base_url: "memory://".into(),
             }),
             Output::Cloud(url) => {
-                let (store, prefix) = object_store::parse_url_opts(&url, options)?;
+                // The environment first, so that the pipeline's own options win.
+                let mut merged: std::collections::BTreeMap<String, String> =
+                    env_options().into_iter().collect();
+                merged.extend(options.into_iter().map(|(k, v)| (k.clone(), v.clone())));
+                let (store, prefix) = object_store::parse_url_opts(&url, merged)?;
                 Ok(Self {
                     inner: Arc::from(store),
                     prefix,

@@ -33,7 +33,8 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn tansu_binary() -> Option<PathBuf> {
+/// The tansu binary: `ALTFLOW_TANSU`, `.tools/bin/tansu`, or on the `PATH`.
+pub fn tansu_binary() -> Option<PathBuf> {
     if let Ok(path) = std::env::var("ALTFLOW_TANSU") {
         return Some(PathBuf::from(path));
     }
@@ -227,7 +228,9 @@ pub fn stdout_of(command: &mut Command) -> Vec<u8> {
 pub type Response = (u16, Vec<(&'static str, &'static str)>, Vec<u8>);
 
 /// Serves a fixed site, a thread per connection; returns its port. Paths starting with `/flaky/`
-/// answer 500 the first time they are asked for; paths starting with `/slow/` answer after 3 s.
+/// answer 500 the first time they are asked for; paths starting with `/slow/` answer after 3 s,
+/// and those starting with `/paced/` after 100 ms (a stream that lasts long enough to be hit
+/// mid-way).
 pub fn serve(routes: BTreeMap<&'static str, Response>) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -261,6 +264,9 @@ pub fn serve(routes: BTreeMap<&'static str, Response>) -> u16 {
                     .to_string();
                 if path.starts_with("/slow/") {
                     std::thread::sleep(std::time::Duration::from_secs(3));
+                }
+                if path.starts_with("/paced/") {
+                    std::thread::sleep(std::time::Duration::from_millis(100));
                 }
                 let (status, headers, body) = if path.starts_with("/flaky/")
                     && failed_once.lock().unwrap().insert(path.clone())

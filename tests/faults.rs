@@ -1,0 +1,504 @@
+//! The fault suite: a filter → fetch → write pipeline on a real Kafka-protocol broker (tansu), each
+//! stage member a process of its own, hit mid-stream by the faults a cluster sees. Every test ends
+//! with every input sample in exactly one shard (checked by scripts/check_shards.py, which knows
+//! nothing of altflow), and prints its counts.
+//!
+//! - a member of each stage SIGKILLed while another member of the same stage runs on;
+//! - members added and removed (SIGTERM, as a scale-down does) mid-stream;
+//! - the broker killed and restarted mid-stream, on a storage engine that persists (tansu's S3
+//!   engine on a local S3 server: tansu offers `memory://`, which loses everything, `s3://` and
+//!   `postgres://`);
+//! - a poison message in the middle of the input, which goes to the dead-letter topic.
+//!
+//! scripts/test.sh runs these with `--nocapture`, so that their counts are in the test output.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use altflow::bus::kafka::KafkaBus;
+use altflow::bus::{Bus, OutMessage};
+use altflow::record::sample_id;
+
+/// Input samples per run: with 100 ms per image and two requests in flight per member, the stream
+/// lasts long enough (about 15 s with two fetch members) to be hit in the middle.
+const SAMPLES: usize = 600;
+
+/// A pipeline run whose members are processes.
+struct Cluster {
+    dir: tempfile::TempDir,
+    brokers: String,
+    topic_prefix: String,
+    group_prefix: String,
+    members: BTreeMap<&'static str, common::Proc>,
+    expected: BTreeSet<String>,
+    /// Processes started, killed and stopped, for the report.
+    events: Vec<String>,
+}
+
+impl Cluster {
+    /// A run against `brokers`, its topics created; no member started yet.
+    fn new(brokers: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        // One small JPEG behind every URL; the captions differ.
+        let jpeg = common::jpeg(256, 192);
+        let mut routes = BTreeMap::new();
+        let mut list = String::new();
+        let mut expected = BTreeSet::new();
+        let adjectives = [
+            "red", "blue", "green", "small", "large", "old", "young", "wooden", "bright", "quiet",
+        ];
+        let nouns = [
+            "dog", "cat", "horse", "boat", "house", "bicycle", "tree", "bird", "car", "chair",
+        ];
+        let places = [
+            "river", "garden", "beach", "mountain", "street", "forest", "field", "lake",
+        ];
+        let mut paths = Vec::new();
+        for n in 0..SAMPLES {
+            let path: &'static str = Box::leak(format!("/paced/{n}.jpg").into_boxed_str());
+            routes.insert(
+                path,
+                (200, vec![("content-type", "image/jpeg")], jpeg.clone()),
+            );
+            let caption = format!(
+                "{} {} near the {}",
+                adjectives[n % adjectives.len()],
+                nouns[(n / adjectives.len()) % nouns.len()],
+                places[(n / 100) % places.len()]
+            );
+            paths.push((path, caption));
+        }
+        let port = common::serve(routes);
+        let image_base = format!("http://127.0.0.1:{port}");
+        for (path, caption) in paths {
+            let url = format!("{image_base}{path}");
+            expected.insert(sample_id(&url, &caption));
+            list += &serde_json::json!({"image": url, "text": caption}).to_string();
+            list.push('\n');
+        }
+        std::fs::write(dir.path().join("list.jsonl"), list).unwrap();
+        let cluster = Self {
+            dir,
+            brokers: brokers.to_string(),
+            topic_prefix: common::random_name("fault"),
+            group_prefix: common::random_name("grp"),
+            members: BTreeMap::new(),
+            expected,
+            events: Vec::new(),
+        };
+        let admin = cluster.pipeline("admin", 0);
+        common::stdout_of(
+            altflow()
+                .args(["topics", "create", "--pipeline"])
+                .arg(&admin),
+        );
+        cluster
+    }
+
+    fn out(&self) -> PathBuf {
+        self.dir.path().join("out")
+    }
+
+    /// The pipeline file of one member: all the same but for the metrics port.
+    fn pipeline(&self, member: &str, metrics_port: u16) -> PathBuf {
+        let metrics = if metrics_port == 0 {
+            String::new()
+        } else {
+            format!("[metrics]\nlisten = \"127.0.0.1:{metrics_port}\"\n")
+        };
+        let text = format!(
+            r#"stages = ["filter", "fetch", "write"]
+[bus]
+kind = "kafka"
+brokers = "{brokers}"
+partitions = 4
+group_prefix = "{groups}"
+commit_interval = "200ms"
+[bus.consumer_options]
+# Notice a killed member within seconds.
+"session.timeout.ms" = "6000"
+"heartbeat.interval.ms" = "500"
+[topics]
+prefix = "{topics}."
+{metrics}[http]
+allow_networks = ["127.0.0.0/8"]
+min_host_delay = "0ms"
+per_host_concurrency = 2
+timeout = "10s"
+[filter]
+preset = "cc12m"
+min_side = 100
+rare_word_min_count = 0
+[write]
+output = {out:?}
+max_records = 10
+flush_after = "1s"
+[[url_lists]]
+path = "list.jsonl"
+url_column = "image"
+caption_column = "text"
+"#,
+            brokers = self.brokers,
+            groups = self.group_prefix,
+            topics = self.topic_prefix,
+            out = self.out().to_str().unwrap(),
+        );
+        let path = self.dir.path().join(format!("{member}.toml"));
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// Starts member `name` of `stage` and waits until its `/readyz` says it is ready.
+    fn start(&mut self, stage: &str, name: &'static str) {
+        let port = common::free_port();
+        let pipeline = self.pipeline(name, port);
+        let proc = common::Proc::spawn(
+            name,
+            self.dir.path(),
+            &["stage", stage, "--pipeline", pipeline.to_str().unwrap()],
+        );
+        self.members.insert(name, proc);
+        let deadline = Instant::now() + Duration::from_secs(90);
+        loop {
+            if readyz(port) == Some(200) {
+                break;
+            }
+            let exited = self.members[name].child.id();
+            assert!(
+                Instant::now() < deadline,
+                "{name} (pid {exited}) not ready in 90 s:\n{}",
+                self.logs()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        self.events.push(format!("started {name}"));
+    }
+
+    /// SIGKILL: no drain, no commit, no leaving the group.
+    fn kill(&mut self, name: &'static str) {
+        let mut proc = self.members.remove(name).unwrap();
+        proc.child.kill().unwrap();
+        proc.child.wait().unwrap();
+        self.events.push(format!("SIGKILLed {name}"));
+    }
+
+    /// SIGTERM, as a scale-down does: the member drains and leaves.
+    fn stop(&mut self, name: &'static str) {
+        let mut proc = self.members.remove(name).unwrap();
+        let status = proc.terminate(Duration::from_secs(60));
+        assert!(
+            status.success(),
+            "{name} exited with {status}:\n{}",
+            self.logs()
+        );
+        self.events.push(format!("stopped {name}"));
+    }
+
+    fn seed(&self) {
+        let admin = self.pipeline("admin", 0);
+        common::stdout_of(
+            altflow()
+                .args(["seed", "--pipeline"])
+                .arg(&admin)
+                .current_dir(self.dir.path()),
+        );
+    }
+
+    /// Waits until at least `shards` shards are on disk.
+    fn wait_for_shards(&self, shards: usize) {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while common::tar_count(&self.out()) < shards {
+            assert!(
+                Instant::now() < deadline,
+                "fewer than {shards} shards in 120 s:\n{}",
+                self.logs()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Waits until the shards hold every sample exactly once, stops every member, checks again,
+    /// and prints the run's counts.
+    fn finish(mut self, label: &str) {
+        let deadline = Instant::now() + Duration::from_secs(240);
+        let mut last = Err(String::new());
+        while last.as_ref() != Ok(&self.expected) {
+            assert!(
+                Instant::now() < deadline,
+                "{label}: the shards never held every sample once; last check: {}\n{}",
+                match &last {
+                    Ok(keys) => format!(
+                        "{} of {} samples, {} unexpected",
+                        keys.intersection(&self.expected).count(),
+                        self.expected.len(),
+                        keys.difference(&self.expected).count()
+                    ),
+                    Err(e) => e.chars().take(2000).collect(),
+                },
+                self.logs()
+            );
+            std::thread::sleep(Duration::from_millis(1000));
+            last = common::check_shards(&self.out());
+        }
+        let names: Vec<&'static str> = self.members.keys().copied().collect();
+        for name in names {
+            self.stop(name);
+        }
+        // After every drain: still every sample, each once (check_shards fails on a key in two
+        // shards, and on a tar without its index).
+        let keys = common::check_shards(&self.out()).unwrap();
+        assert_eq!(keys, self.expected, "{label}: after the drain");
+        let shards = common::tar_count(&self.out());
+        let logs = self.all_logs();
+        let replaced = logs.matches("deleting uncommitted shard").count();
+        let fenced = logs.matches("shard taken back").count();
+        eprintln!(
+            "fault suite, {label}: {} of {} samples in {shards} shards, 0 lost, 0 duplicate; \
+             {replaced} uncommitted object(s) replaced on adoption, {fenced} shard(s) taken back \
+             by fencing; {}",
+            keys.len(),
+            self.expected.len(),
+            self.events.join(", ")
+        );
+    }
+
+    fn all_logs(&self) -> String {
+        let mut all = String::new();
+        for entry in std::fs::read_dir(self.dir.path()).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "log") {
+                all += &std::fs::read_to_string(&path).unwrap_or_default();
+            }
+        }
+        all
+    }
+
+    /// The last lines of every member's log, for failure messages.
+    fn logs(&self) -> String {
+        let mut all = String::new();
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(self.dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "log"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let tail: Vec<&str> = text.lines().rev().take(12).collect();
+            all += &format!(
+                "--- {}\n{}\n",
+                path.file_name().unwrap().to_string_lossy(),
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            );
+        }
+        all
+    }
+}
+
+fn altflow() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_altflow"))
+}
+
+/// The status of `GET /readyz` on `port`, if it answers.
+fn readyz(port: u16) -> Option<u16> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+    stream
+        .write_all(b"GET /readyz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+        .ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    response.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[test]
+fn fault_a_member_of_each_stage_killed_mid_stream() {
+    let Some(brokers) = common::kafka_broker() else {
+        return;
+    };
+    let mut cluster = Cluster::new(&brokers);
+    for (stage, a, b) in [
+        ("filter", "filter-a", "filter-b"),
+        ("fetch", "fetch-a", "fetch-b"),
+        ("write", "write-a", "write-b"),
+    ] {
+        cluster.start(stage, a);
+        cluster.start(stage, b);
+    }
+    cluster.seed();
+    // One kind after another, each while the stream runs, each member restarted at once.
+    cluster.wait_for_shards(3);
+    cluster.kill("write-a");
+    cluster.start("write", "write-a2");
+    cluster.wait_for_shards(12);
+    cluster.kill("fetch-a");
+    cluster.start("fetch", "fetch-a2");
+    cluster.wait_for_shards(24);
+    cluster.kill("filter-a");
+    cluster.start("filter", "filter-a2");
+    cluster.finish("a member of each stage SIGKILLed");
+}
+
+#[test]
+fn fault_members_added_and_removed_mid_stream() {
+    let Some(brokers) = common::kafka_broker() else {
+        return;
+    };
+    let mut cluster = Cluster::new(&brokers);
+    cluster.start("filter", "filter-a");
+    cluster.start("fetch", "fetch-a");
+    cluster.start("write", "write-a");
+    cluster.seed();
+    cluster.wait_for_shards(3);
+    // Scale up every stage…
+    cluster.start("fetch", "fetch-b");
+    cluster.start("write", "write-b");
+    cluster.start("filter", "filter-b");
+    cluster.wait_for_shards(15);
+    // …and down again, the original members leaving.
+    cluster.stop("write-a");
+    cluster.stop("fetch-a");
+    cluster.finish("members added and removed");
+}
+
+#[test]
+fn fault_a_poison_message_goes_to_dead_letters() {
+    let Some(brokers) = common::kafka_broker() else {
+        return;
+    };
+    let mut cluster = Cluster::new(&brokers);
+    for (stage, name) in [
+        ("filter", "filter-a"),
+        ("fetch", "fetch-a"),
+        ("write", "write-a"),
+    ] {
+        cluster.start(stage, name);
+    }
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let bus = KafkaBus::new(common::kafka_settings(&brokers));
+    let candidates = format!("{}.candidates", cluster.topic_prefix);
+    let dead_letters = format!("{}.dead_letter", cluster.topic_prefix);
+    let mut dead = runtime
+        .block_on(bus.consumer(&common::random_name("dead"), &[dead_letters]))
+        .unwrap();
+    cluster.seed();
+    cluster.wait_for_shards(3);
+    // Bytes that are no record, sent mid-stream to the filter's input.
+    let poison = b"\xff\xfe not a protobuf record".to_vec();
+    runtime
+        .block_on(bus.producer().unwrap().send_all(vec![OutMessage {
+            topic: candidates.into(),
+            key: "poison".into(),
+            payload: poison.clone().into(),
+        }]))
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut found = false;
+    while !found {
+        assert!(Instant::now() < deadline, "no dead letter in 60 s");
+        for message in runtime
+            .block_on(dead.poll(10, Duration::from_millis(500)))
+            .unwrap()
+        {
+            found |= message.payload.as_ref() == poison.as_slice();
+        }
+    }
+    runtime.block_on(dead.close()).unwrap();
+    cluster.events.push("a poison message dead-lettered".into());
+    cluster.finish("a poison message");
+}
+
+/// A tansu broker on its S3 storage engine, which keeps topics, offsets and groups across restarts.
+struct PersistentBroker {
+    port: u16,
+    s3: String,
+    bucket: String,
+    child: Option<Child>,
+}
+
+impl PersistentBroker {
+    fn start(s3: &str) -> Self {
+        let bucket = common::random_name("tansu");
+        common::create_bucket(s3, &bucket);
+        let mut broker = Self {
+            port: common::free_port(),
+            s3: s3.to_string(),
+            bucket,
+            child: None,
+        };
+        broker.restart();
+        broker
+    }
+
+    fn address(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Starts the broker (again) on the same port and storage.
+    fn restart(&mut self) {
+        let url = format!("tcp://{}", self.address());
+        let child = Command::new(common::tansu_binary().unwrap())
+            .args([
+                "broker",
+                "--listener-url",
+                &url,
+                "--advertised-listener-url",
+                &url,
+            ])
+            .arg("--storage-engine")
+            .arg(format!("s3://{}/", self.bucket))
+            .env("AWS_ENDPOINT", &self.s3)
+            .env("AWS_ACCESS_KEY_ID", "test")
+            .env("AWS_SECRET_ACCESS_KEY", "test")
+            .env("AWS_REGION", "us-east-1")
+            .env("AWS_DEFAULT_REGION", "us-east-1")
+            .env("AWS_ALLOW_HTTP", "true")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        common::wait_for("the broker", Duration::from_secs(30), || {
+            TcpStream::connect(self.address()).is_ok()
+        });
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
+    }
+}
+
+impl Drop for PersistentBroker {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+#[test]
+fn fault_the_broker_restarted_mid_stream() {
+    let (Some(_), Some(s3)) = (common::kafka_broker(), common::s3_endpoint()) else {
+        return;
+    };
+    let mut broker = PersistentBroker::start(&s3);
+    let mut cluster = Cluster::new(&broker.address());
+    cluster.start("filter", "filter-a");
+    cluster.start("fetch", "fetch-a");
+    cluster.start("write", "write-a");
+    cluster.seed();
+    cluster.wait_for_shards(3);
+    broker.kill();
+    cluster.events.push("SIGKILLed the broker".into());
+    std::thread::sleep(Duration::from_secs(2));
+    broker.restart();
+    cluster.events.push("restarted the broker".into());
+    cluster.finish("the broker restarted");
+}
