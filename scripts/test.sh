@@ -2,6 +2,7 @@
 # The test command: installs what the tests need (skipping what is there), then runs every test.
 #
 #   scripts/test.sh            # all tests, including those against a real Kafka-protocol broker
+#                              # and the fault suite
 #
 # Needs: a Rust toolchain, Python 3 with pip. Installs what is missing: libjpeg-turbo's headers
 # (apt-get, for the JPEG encoder), tansu (the Kafka-protocol broker, into .tools/), pyarrow (for the
@@ -64,4 +65,7 @@ PY
 # Tests that need the broker or the S3 server fail, rather than skip, when it is missing.
 export ALTFLOW_REQUIRE_SERVICES=1
 export ALTFLOW_TANSU="$root/.tools/bin/tansu"
-cargo test --all-targets "$@"
+cargo test --all-targets "$@" -- --skip fault_
+# The fault suite (tests/faults.rs): processes on a real broker, one test at a time so that their
+# timings do not crowd each other, with their counts printed.
+cargo test --test faults "$@" -- --nocapture --test-threads=1
