@@ -62,6 +62,9 @@ PY
 [ -f "$root/.tools/onnxruntime/libonnxruntime.so.1.31.1" ] ||
   unpack_wheel 'onnxruntime==1.31.1' "$root/.tools/onnxruntime" /capi/ libonnxruntime.so.1.31.1
 
+# The Kubernetes manifests, offline: rendered, schema-validated, and checked against the pipeline.
+"$root/scripts/check-k8s.sh"
+
 # Tests that need the broker or the S3 server fail, rather than skip, when it is missing.
 export ALTFLOW_REQUIRE_SERVICES=1
 export ALTFLOW_TANSU="$root/.tools/bin/tansu"
