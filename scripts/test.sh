@@ -9,8 +9,9 @@
 # independent shard checker), moto's S3 server (for the s3:// output test), warcio and pywb's sample
 # WARCs (into .tools/warcs, for the WARC reader's test), GloVe 6B 50d (into .tools/glove, for the
 # vector loader's test), the open_nsfw model and ONNX Runtime's library (into .tools/nsfw and
-# .tools/onnxruntime, for the NSFW scorer's test). The tests start and stop these servers themselves,
-# on 127.0.0.1.
+# .tools/onnxruntime, for the NSFW scorer's test), kubernetes-validate and PyYAML (pip) and promtool
+# (Debian's prometheus package) for the manifest and alert checks. The tests start and stop these
+# servers themselves, on 127.0.0.1.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -62,8 +63,10 @@ PY
 [ -f "$root/.tools/onnxruntime/libonnxruntime.so.1.31.1" ] ||
   unpack_wheel 'onnxruntime==1.31.1' "$root/.tools/onnxruntime" /capi/ libonnxruntime.so.1.31.1
 
-# The Kubernetes manifests, offline: rendered, schema-validated, and checked against the pipeline.
+# The Kubernetes manifests, offline: rendered, schema-validated, and checked against the pipeline;
+# the alert rules' promtool tests and the dashboard's form.
 "$root/scripts/check-k8s.sh"
+"$root/scripts/check-monitoring.sh"
 
 # Tests that need the broker or the S3 server fail, rather than skip, when it is missing.
 export ALTFLOW_REQUIRE_SERVICES=1
