@@ -402,6 +402,38 @@ async fn backpressure_slows_producer_and_drops_nothing(backend: Backend) {
     consumer.close().await.unwrap();
 }
 
+/// A member of a group with more members than partitions owns nothing, and is still a member: it
+/// says it has joined (its pod is ready: a rolling update's extra pod must not wait forever).
+async fn members_beyond_the_partitions_are_joined(backend: Backend) {
+    let topic = topic(&backend, 1).await;
+    let group = common::random_name("group");
+    let mut first = backend
+        .bus
+        .consumer(&group, std::slice::from_ref(&topic))
+        .await
+        .unwrap();
+    let mut second = backend
+        .bus
+        .consumer(&group, std::slice::from_ref(&topic))
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + backend.patience;
+    while !(first.joined() && second.joined()) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "joined: first {}, second {}",
+            first.joined(),
+            second.joined()
+        );
+        first.poll(10, Duration::from_millis(100)).await.unwrap();
+        second.poll(10, Duration::from_millis(100)).await.unwrap();
+    }
+    let owned = first.assignment().len() + second.assignment().len();
+    assert!(owned <= 1, "one partition, owned {owned} times");
+    first.close().await.unwrap();
+    second.close().await.unwrap();
+}
+
 macro_rules! conformance {
     ($($test:ident),* $(,)?) => {
         mod embedded_bus {
@@ -430,4 +462,5 @@ conformance!(
     commit_and_resume,
     rebalance_reports_revocations,
     backpressure_slows_producer_and_drops_nothing,
+    members_beyond_the_partitions_are_joined,
 );

@@ -53,6 +53,8 @@ struct Cluster {
     topic_prefix: String,
     group_prefix: String,
     members: BTreeMap<&'static str, common::Proc>,
+    /// Each member's metrics port.
+    ports: BTreeMap<&'static str, u16>,
     expected: BTreeSet<String>,
     /// Processes started, killed and stopped, for the report.
     events: Vec<String>,
@@ -112,6 +114,7 @@ impl Cluster {
             topic_prefix: common::random_name("fault"),
             group_prefix: common::random_name("grp"),
             members: BTreeMap::new(),
+            ports: BTreeMap::new(),
             expected,
             events: Vec::new(),
             workload,
@@ -189,6 +192,7 @@ caption_column = "text"
             &["stage", stage, "--pipeline", pipeline.to_str().unwrap()],
         );
         self.members.insert(name, proc);
+        self.ports.insert(name, port);
         let deadline = Instant::now() + Duration::from_secs(90);
         loop {
             if readyz(port) == Some(200) {
@@ -347,16 +351,29 @@ fn altflow() -> Command {
     Command::new(env!("CARGO_BIN_EXE_altflow"))
 }
 
-/// The status of `GET /readyz` on `port`, if it answers.
-fn readyz(port: u16) -> Option<u16> {
+/// `GET path` on `port`: the status and the body, if it answers.
+fn get(port: u16, path: &str) -> Option<(u16, String)> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
-    stream
-        .write_all(b"GET /readyz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
-        .ok()?;
+    let request = format!("GET {path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).ok()?;
     let mut response = String::new();
     stream.read_to_string(&mut response).ok()?;
-    response.split_whitespace().nth(1)?.parse().ok()
+    let status = response.split_whitespace().nth(1)?.parse().ok()?;
+    let body = response.split_once("\r\n\r\n")?.1.to_string();
+    Some((status, body))
+}
+
+/// The status of `GET /readyz` on `port`, if it answers.
+fn readyz(port: u16) -> Option<u16> {
+    get(port, "/readyz").map(|(status, _)| status)
+}
+
+/// The value of `series` (name and labels, as exposed) on `port`'s `/metrics`.
+fn metric(port: u16, series: &str) -> Option<f64> {
+    let (_, body) = get(port, "/metrics")?;
+    body.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
 }
 
 #[test]
@@ -597,14 +614,60 @@ fn fetch_members_throughput() {
             cluster.start("fetch", name);
         }
         let started = Instant::now();
+        let before = machine_ticks();
         cluster.seed();
-        cluster.wait_for_all("throughput");
+        // Done when the writer made every sample durable: read from its /metrics, which costs
+        // the machine nothing next to a check of every shard (finish() does that afterwards).
+        let writer = cluster.ports["write-a"];
+        common::wait_for("every sample written", Duration::from_secs(300), || {
+            metric(writer, "altflow_records_out_total{stage=\"write\"}")
+                .is_some_and(|n| n >= workload.samples as f64)
+        });
         let elapsed = started.elapsed().as_secs_f64();
+        let fetch_cpu: f64 = names[..members]
+            .iter()
+            .map(|name| cpu_seconds(cluster.members[name].child.id()))
+            .sum();
         eprintln!(
-            "{members} fetch member(s): {} samples in {elapsed:.1} s = {:.0} samples/s",
+            "{members} fetch member(s): {} samples in {elapsed:.1} s = {:.0} samples/s; fetch used \
+             {fetch_cpu:.1} CPU-s ({:.1} ms per sample), the machine {:.2} of its cores",
             workload.samples,
-            workload.samples as f64 / elapsed
+            workload.samples as f64 / elapsed,
+            fetch_cpu * 1000.0 / workload.samples as f64,
+            machine_busy(&before)
         );
         cluster.finish(&format!("{members} fetch member(s)"));
     }
+}
+
+/// CPU time (user and system) process `pid` has used, from `/proc` (clock ticks of 10 ms).
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat.rsplit_once(") ").unwrap().1.split(' ').collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    ticks / 100.0
+}
+
+/// The machine's busy and total clock ticks so far (`/proc/stat`).
+fn machine_ticks() -> (u64, u64) {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap();
+    let values: Vec<u64> = stat
+        .lines()
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .skip(1)
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let idle = values[3] + values[4];
+    let total: u64 = values.iter().sum();
+    (total - idle, total)
+}
+
+/// How many cores were busy on average since `before`.
+fn machine_busy(before: &(u64, u64)) -> f64 {
+    let now = machine_ticks();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    (now.0 - before.0) as f64 / (now.1 - before.1).max(1) as f64 * cores
 }

@@ -248,7 +248,8 @@ struct GroupState {
     /// still sit in the channel; if the partition comes back, librdkafka fetches again from the
     /// committed offset, and those stale copies must not be processed ahead of the replay.
     epochs: Mutex<HashMap<(String, i32), u64>>,
-    /// Set by the first assignment, empty or not.
+    /// Set by the first assignment, or by statistics that show the group steady with this member
+    /// in it (a member with nothing to own may get no assignment at all).
     joined: AtomicBool,
 }
 
@@ -266,6 +267,15 @@ struct ConsumerCtx(Arc<GroupState>);
 
 impl ClientContext for ConsumerCtx {
     fn stats(&self, statistics: Statistics) {
+        // A member that owns no partition (more members than partitions) gets no assignment to
+        // tell it has joined; the group state says so.
+        if statistics
+            .cgrp
+            .as_ref()
+            .is_some_and(|g| g.state == "up" && g.join_state == "steady")
+        {
+            self.0.joined.store(true, Ordering::Relaxed);
+        }
         let mut lag = lock(&self.0.lag);
         for (topic, t) in statistics.topics {
             for (partition, p) in t.partitions {
