@@ -1,5 +1,5 @@
 //! How long a rebalance stops a consumer group, eager against cooperative assignment, on a real
-//! Kafka-protocol broker (tansu, started here; `ALTFLOW_TANSU` or `.tools/bin/tansu`).
+//! Kafka-protocol broker (tansu, started as the tests start it; `ALTFLOW_TANSU` or `.tools/bin/tansu`).
 //!
 //!   cargo bench --bench rebalance            # 3 rounds of each strategy, interleaved
 //!
@@ -12,8 +12,9 @@
 //! plus 3 s. A steady stream gives A a delivery every few milliseconds, so a pause is the time A's
 //! partitions were taken from it.
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -24,74 +25,17 @@ use altflow::bus::{Bus, Consumer, OutMessage, TopicSpec};
 const PARTITIONS: i32 = 12;
 const ROUNDS: usize = 3;
 
-struct Broker(Child);
-
-impl Drop for Broker {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_broker() -> Option<(Broker, String)> {
-    let binary = std::env::var("ALTFLOW_TANSU")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|_| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/bin/tansu")
-        });
-    if !binary.exists() {
-        eprintln!(
-            "no tansu at {} (scripts/install-broker.sh)",
-            binary.display()
-        );
-        return None;
-    }
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let url = format!("tcp://127.0.0.1:{port}");
-    let child = Command::new(binary)
-        .args([
-            "broker",
-            "--listener-url",
-            &url,
-            "--advertised-listener-url",
-            &url,
-        ])
-        .args(["--storage-engine", "memory://tansu/"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let address = format!("127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(&address).is_err() {
-        assert!(Instant::now() < deadline, "tansu did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Some((Broker(child), address))
-}
-
+/// The tests' settings (quick to notice a member come or go), with `strategy` for assignment.
 fn settings(brokers: &str, strategy: &str) -> KafkaSettings {
-    let consumer = [
-        ("session.timeout.ms", "6000"),
+    let mut settings = common::kafka_settings(brokers);
+    for (key, value) in [
+        ("partition.assignment.strategy", strategy),
         ("heartbeat.interval.ms", "500"),
         ("fetch.wait.max.ms", "50"),
-        ("partition.assignment.strategy", strategy),
-    ];
-    KafkaSettings {
-        brokers: brokers.to_string(),
-        replication_factor: 1,
-        commit_interval: Duration::from_millis(500),
-        options: Default::default(),
-        consumer_options: consumer
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        producer_options: Default::default(),
+    ] {
+        settings.consumer_options.insert(key.into(), value.into());
     }
+    settings
 }
 
 /// Polls `consumer` until `stop`, storing offsets as a stage does, and returns when each
@@ -220,7 +164,7 @@ fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
-    let Some((_broker, brokers)) = start_broker() else {
+    let Some(brokers) = common::kafka_broker() else {
         return;
     };
     let runtime = tokio::runtime::Runtime::new().unwrap();

@@ -27,6 +27,12 @@ die() {
   exit 1
 }
 
+if ! command -v kubectl >/dev/null; then
+  # These machines carry kubectl; a fresh one may only have its package available.
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq kubectl; } >/dev/null 2>&1 || true
+fi
 command -v kubectl >/dev/null || die "kubectl is required (its built-in kustomize renders k8s/)"
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
   die "python3 3.11 or later is required (tomllib reads the pipeline file)"

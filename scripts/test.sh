@@ -71,7 +71,7 @@ PY
 # Tests that need the broker or the S3 server fail, rather than skip, when it is missing.
 export ALTFLOW_REQUIRE_SERVICES=1
 export ALTFLOW_TANSU="$root/.tools/bin/tansu"
-cargo test --all-targets "$@" -- --skip fault_
+cargo test --all-targets "$@"
 # The fault suite (tests/faults.rs): processes on a real broker, one test at a time so that their
 # timings do not crowd each other, with their counts printed.
 cargo test --test faults "$@" -- --nocapture --test-threads=1

@@ -216,11 +216,7 @@ impl WriterStage {
             .list(Some(&self.store.prefix))
             .try_collect()
             .await
-            .map_err(|source| WriterError::Object {
-                op: "list",
-                path: self.store.base_url.clone(),
-                source,
-            })?;
+            .map_err(|source| self.listing_error(source))?;
         let mut indexes: Vec<((Option<u64>, i64), object_store::path::Path)> = Vec::new();
         for meta in listing {
             let Some(name) = meta.location.filename().and_then(ShardName::parse) else {
@@ -275,6 +271,14 @@ impl WriterStage {
         }
         self.recent.insert(partition, recent);
         Ok(())
+    }
+
+    fn listing_error(&self, source: object_store::Error) -> WriterError {
+        WriterError::Object {
+            op: "list",
+            path: self.store.base_url.clone(),
+            source,
+        }
     }
 
     async fn delete(&self, path: &object_store::path::Path) -> Result<(), WriterError> {
@@ -334,8 +338,9 @@ impl WriterStage {
             // Another member adopted the partition while this one wrote: take the shard back
             // (its name holds this generation, so it is nobody else's) and write no more here.
             tracing::warn!(shard = %tar_name, generation, "partition taken over meanwhile: shard taken back");
-            self.delete(&self.store.path(&tar_name)).await?;
+            // The index first, for the same reason the tar goes first on the way in.
             self.delete(&self.store.path(&index_name)).await?;
+            self.delete(&self.store.path(&tar_name)).await?;
             self.metrics.shard_fenced();
             self.fenced_off.insert(partition, first_offset);
             self.recent.remove(&partition);
@@ -425,11 +430,7 @@ impl Stage for WriterStage {
         listing
             .try_next()
             .await
-            .map_err(|source| WriterError::Object {
-                op: "list",
-                path: self.store.base_url.clone(),
-                source,
-            })?;
+            .map_err(|source| self.listing_error(source))?;
         Ok(())
     }
 
