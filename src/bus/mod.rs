@@ -128,9 +128,9 @@ pub trait Consumer: Send {
     fn take_revoked(&mut self) -> Vec<(Arc<str>, i32)>;
     /// Current lag per owned partition, where the backend knows it.
     fn lag(&self) -> Vec<PartitionLag>;
-    /// Whether this member has joined its group: it has received an assignment (perhaps empty, when
-    /// the group has more members than partitions). A member of an in-process bus is a member from
-    /// the start.
+    /// Whether this member has joined its group: it has received an assignment, or its group is
+    /// steady with it in it (a member of a group with more members than partitions owns nothing).
+    /// A member of an in-process bus is a member from the start.
     fn joined(&self) -> bool {
         true
     }
