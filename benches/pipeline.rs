@@ -145,6 +145,7 @@ fn writer(c: &mut Criterion) {
         max_records: 100,
         max_bytes: 1 << 30,
         flush_after: Duration::from_secs(3600),
+        max_age: Duration::from_secs(3600),
         dedup_window: 100_000,
         fencing: false,
     };

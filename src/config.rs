@@ -1039,6 +1039,10 @@ pub struct WriteConfig {
     /// … or when no input has arrived for this long (so that a slow stream still yields shards).
     #[serde(default = "default_flush_after", with = "humantime_serde")]
     pub flush_after: Duration,
+    /// … or once it has been open this long, however steady its input (a trickle that never
+    /// leaves a partition idle still lands a shard this often for the trainers following it).
+    #[serde(default = "default_max_age", with = "humantime_serde")]
+    pub max_age: Duration,
     /// Sample ids remembered per partition to drop duplicates (bounded memory).
     #[serde(default = "default_dedup_window")]
     pub dedup_window: usize,
@@ -1057,6 +1061,9 @@ fn default_max_bytes() -> u64 {
 }
 fn default_flush_after() -> Duration {
     Duration::from_secs(30)
+}
+fn default_max_age() -> Duration {
+    Duration::from_secs(600)
 }
 fn default_dedup_window() -> usize {
     100_000

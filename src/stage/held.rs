@@ -1,6 +1,6 @@
 //! Input a stage holds per partition before acting on it (a file to write, a window to decide),
-//! with the first held offset for [`super::Stage::held_from`] and the time of the latest input for
-//! flushing an idle partition.
+//! with the first held offset for [`super::Stage::held_from`], the time of the latest input for
+//! flushing an idle partition, and the time the value was started for flushing an old one.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 /// What is held for one partition.
 struct Entry<T> {
     first_offset: i64,
+    started: Instant,
     last_input: Instant,
     value: T,
 }
@@ -33,6 +34,7 @@ impl<T> Held<T> {
     pub fn input(&mut self, partition: i32, offset: i64, start: impl FnOnce() -> T) -> &mut T {
         let entry = self.partitions.entry(partition).or_insert_with(|| Entry {
             first_offset: offset,
+            started: Instant::now(),
             last_input: Instant::now(),
             value: start(),
         });
@@ -50,6 +52,15 @@ impl<T> Held<T> {
         self.partitions
             .iter()
             .filter(|(_, e)| e.last_input.elapsed() >= after)
+            .map(|(p, _)| *p)
+            .collect()
+    }
+
+    /// Partitions whose value was started at least `age` ago, however steady their input.
+    pub fn older_than(&self, age: Duration) -> Vec<i32> {
+        self.partitions
+            .iter()
+            .filter(|(_, e)| e.started.elapsed() >= age)
             .map(|(p, _)| *p)
             .collect()
     }

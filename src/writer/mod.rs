@@ -515,7 +515,11 @@ impl Stage for WriterStage {
     }
 
     async fn tick(&mut self, out: &mut Emitter) -> Result<(), StageError> {
-        for partition in self.open.idle(self.config.flush_after) {
+        let mut due = self.open.idle(self.config.flush_after);
+        due.extend(self.open.older_than(self.config.max_age));
+        due.sort_unstable();
+        due.dedup();
+        for partition in due {
             self.finish_shard(partition, out).await?;
         }
         Ok(())
@@ -636,6 +640,7 @@ mod tests {
             max_records,
             max_bytes: 1 << 30,
             flush_after: std::time::Duration::from_secs(3600),
+            max_age: std::time::Duration::from_secs(3600),
             dedup_window: 100,
             fencing: true,
         };
@@ -883,5 +888,33 @@ mod tests {
                 "shard-p0000-o000000000000-g000002.tar",
             ]
         );
+    }
+
+    #[tokio::test]
+    async fn a_shard_with_steady_input_is_finished_at_its_maximum_age() {
+        let store = Store::open("memory://", std::iter::empty()).unwrap();
+        let mut stage = writer(&store, 100);
+        stage.config.max_age = std::time::Duration::from_millis(50);
+        let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+        stage
+            .process(inputs(0, &[(0, sample(0))]), &mut out)
+            .await
+            .unwrap();
+        stage.tick(&mut out).await.unwrap();
+        assert!(
+            announced(&mut out).is_empty(),
+            "young and not idle: still open"
+        );
+        // Input keeps coming (never idle for flush_after, an hour here), but the shard ages.
+        tokio::time::sleep(std::time::Duration::from_millis(60)).await;
+        stage
+            .process(inputs(0, &[(1, sample(1))]), &mut out)
+            .await
+            .unwrap();
+        stage.tick(&mut out).await.unwrap();
+        let shards = announced(&mut out);
+        assert_eq!(shards.len(), 1);
+        assert_eq!(shards[0].rows, 2);
+        assert_eq!(stage.held_from("pairs", 0), None);
     }
 }
