@@ -488,8 +488,7 @@ fn extract_warc(path: &std::path::Path, counts_only: bool) -> anyhow::Result<()>
 
 async fn inspect(shard: &str, limit: usize, json: bool) -> anyhow::Result<()> {
     // Credentials and endpoints come from the environment, as the cloud SDKs read them.
-    let options = altflow::writer::store::env_options();
-    let (store, path) = Store::open_object(shard, options)?;
+    let (store, path) = Store::open_object(shard, std::iter::empty())?;
     let bytes = store
         .inner
         .get(&path)

@@ -92,18 +92,24 @@ fn absolute(path: &FsPath) -> PathBuf {
     }
 }
 
-/// Object store options from the environment, as the cloud SDKs name them (`AWS_ACCESS_KEY_ID`,
-/// `AWS_ENDPOINT`, `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, …), lower-cased as
-/// object_store's configuration keys are: how a cluster hands credentials over from a Secret.
-pub fn env_options() -> Vec<(String, String)> {
-    std::env::vars()
+/// A cloud store for `url`: options from the environment, as the cloud SDKs name them
+/// (`AWS_ACCESS_KEY_ID`, `AWS_ENDPOINT`, `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, …,
+/// lower-cased as object_store's keys are: how a cluster hands credentials over from a Secret),
+/// overridden by `options`.
+fn cloud_store(
+    url: &Url,
+    options: impl IntoIterator<Item = (String, String)>,
+) -> Result<(Box<dyn ObjectStore>, Path), object_store::Error> {
+    let mut merged: std::collections::BTreeMap<String, String> = std::env::vars()
         .filter(|(k, _)| {
             ["AWS_", "GOOGLE_", "AZURE_"]
                 .iter()
                 .any(|p| k.starts_with(p))
         })
         .map(|(k, v)| (k.to_ascii_lowercase(), v))
-        .collect()
+        .collect();
+    merged.extend(options);
+    object_store::parse_url_opts(url, merged)
 }
 
 /// An object store and the prefix under which altflow writes.
@@ -118,7 +124,8 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens the store for `output` with object_store `options` (region, endpoint, credentials, …).
+    /// Opens the store for `output` with object_store `options` (region, endpoint, credentials, …),
+    /// over those from the environment.
     pub fn open<'a>(
         output: &str,
         options: impl IntoIterator<Item = (&'a String, &'a String)>,
@@ -142,11 +149,8 @@ impl Store {
                 base_url: "memory://".into(),
             }),
             Output::Cloud(url) => {
-                // The environment first, so that the pipeline's own options win.
-                let mut merged: std::collections::BTreeMap<String, String> =
-                    env_options().into_iter().collect();
-                merged.extend(options.into_iter().map(|(k, v)| (k.clone(), v.clone())));
-                let (store, prefix) = object_store::parse_url_opts(&url, merged)?;
+                let options = options.into_iter().map(|(k, v)| (k.clone(), v.clone()));
+                let (store, prefix) = cloud_store(&url, options)?;
                 Ok(Self {
                     inner: Arc::from(store),
                     prefix,
@@ -157,7 +161,8 @@ impl Store {
     }
 
     /// Opens the store holding one object, given the object's URL or local path, and its path there.
-    /// `options` are object_store options for cloud URLs (endpoint, region, credentials).
+    /// `options` are object_store options for cloud URLs (endpoint, region, credentials), over those
+    /// from the environment.
     pub fn open_object(
         url: &str,
         options: impl IntoIterator<Item = (String, String)>,
@@ -177,7 +182,7 @@ impl Store {
                 reason: "a memory:// store is gone once its process ends".into(),
             }),
             Output::Cloud(parsed) => {
-                let (store, path) = object_store::parse_url_opts(&parsed, options)?;
+                let (store, path) = cloud_store(&parsed, options)?;
                 Ok((
                     Self {
                         inner: Arc::from(store),
