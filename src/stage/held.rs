@@ -49,18 +49,15 @@ impl<T> Held<T> {
 
     /// Partitions without input for at least `after`.
     pub fn idle(&self, after: Duration) -> Vec<i32> {
-        self.partitions
-            .iter()
-            .filter(|(_, e)| e.last_input.elapsed() >= after)
-            .map(|(p, _)| *p)
-            .collect()
+        self.due(after, Duration::MAX)
     }
 
-    /// Partitions whose value was started at least `age` ago, however steady their input.
-    pub fn older_than(&self, age: Duration) -> Vec<i32> {
+    /// Partitions without input for at least `idle`, or whose value was started at least
+    /// `max_age` ago however steady their input.
+    pub fn due(&self, idle: Duration, max_age: Duration) -> Vec<i32> {
         self.partitions
             .iter()
-            .filter(|(_, e)| e.started.elapsed() >= age)
+            .filter(|(_, e)| e.last_input.elapsed() >= idle || e.started.elapsed() >= max_age)
             .map(|(p, _)| *p)
             .collect()
     }

@@ -17,7 +17,6 @@ use arrow_array::builder::{BinaryBuilder, StringBuilder};
 use arrow_array::{Array, ArrayRef, BinaryArray, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use async_trait::async_trait;
-use futures::TryStreamExt;
 use object_store::{ObjectStoreExt, PutPayload};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
@@ -192,16 +191,7 @@ where
     Fut: std::future::Future<Output = ()>,
 {
     let folder = store.path(FOLDER);
-    let listed: Vec<object_store::ObjectMeta> = store
-        .inner
-        .list(Some(&folder))
-        .try_collect()
-        .await
-        .map_err(|source| WriterError::Object {
-            op: "listing",
-            path: folder.to_string(),
-            source,
-        })?;
+    let listed = crate::writer::list_all(store, &folder).await?;
     // failures/RUN/FILE: embedded runs are numbered by start time, so the greatest is the newest
     // (and any of them is newer than a Kafka stream's folder, by length).
     let run_of = |meta: &object_store::ObjectMeta| -> Option<String> {

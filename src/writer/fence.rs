@@ -28,12 +28,11 @@
 
 use std::collections::BTreeMap;
 
-use futures::TryStreamExt;
 use object_store::path::Path;
 use object_store::{ObjectStoreExt, PutMode, PutOptions, PutPayload};
 
-use super::WriterError;
 use super::store::Store;
+use super::{WriterError, delete_if_present, list_all};
 
 /// How many generations of a partition are kept. Older ones are pruned at adoption: by then each of
 /// their shards has been through that many clean-ups.
@@ -129,17 +128,7 @@ impl Fence {
     /// The kept generations of `partition`.
     pub async fn history(&self, partition: i32) -> Result<History, WriterError> {
         let dir = self.path(partition, None);
-        let listed: Vec<object_store::ObjectMeta> = self
-            .store
-            .inner
-            .list(Some(&dir))
-            .try_collect()
-            .await
-            .map_err(|source| WriterError::Object {
-                op: "list",
-                path: dir.to_string(),
-                source,
-            })?;
+        let listed = list_all(&self.store, &dir).await?;
         let mut history = History::new();
         for meta in listed {
             let Some(generation) = meta
@@ -186,17 +175,7 @@ impl Fence {
             .filter(|g| g + KEPT < current)
             .collect();
         for generation in old {
-            let path = self.path(partition, Some(generation));
-            match self.store.inner.delete(&path).await {
-                Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
-                Err(source) => {
-                    return Err(WriterError::Object {
-                        op: "delete",
-                        path: path.to_string(),
-                        source,
-                    });
-                }
-            }
+            delete_if_present(&self.store, &self.path(partition, Some(generation))).await?;
             history.remove(&generation);
         }
         Ok(())

@@ -132,6 +132,38 @@ impl ShardName {
     }
 }
 
+/// Every object under `prefix`.
+pub(crate) async fn list_all(
+    store: &Store,
+    prefix: &object_store::path::Path,
+) -> Result<Vec<object_store::ObjectMeta>, WriterError> {
+    store
+        .inner
+        .list(Some(prefix))
+        .try_collect()
+        .await
+        .map_err(|source| WriterError::Object {
+            op: "list",
+            path: prefix.to_string(),
+            source,
+        })
+}
+
+/// Deletes `path`; one that is gone already (another member deleted it) is fine.
+pub(crate) async fn delete_if_present(
+    store: &Store,
+    path: &object_store::path::Path,
+) -> Result<(), WriterError> {
+    match store.inner.delete(path).await {
+        Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+        Err(source) => Err(WriterError::Object {
+            op: "delete",
+            path: path.to_string(),
+            source,
+        }),
+    }
+}
+
 /// A shard being filled (its first offset is held with it, in [`Held`]).
 struct OpenShard {
     last_offset: i64,
@@ -210,13 +242,7 @@ impl WriterStage {
             }
             None => fence::History::new(),
         };
-        let listing: Vec<object_store::ObjectMeta> = self
-            .store
-            .inner
-            .list(Some(&self.store.prefix))
-            .try_collect()
-            .await
-            .map_err(|source| self.listing_error(source))?;
+        let listing = list_all(&self.store, &self.store.prefix).await?;
         let mut indexes: Vec<((Option<u64>, i64), object_store::path::Path)> = Vec::new();
         for meta in listing {
             let Some(name) = meta.location.filename().and_then(ShardName::parse) else {
@@ -233,7 +259,7 @@ impl WriterStage {
                 .is_some_and(|g| fence::is_stale(&history, g, name.first_offset));
             if uncommitted || stale {
                 tracing::info!(object = %meta.location, stale, "deleting uncommitted shard before replay");
-                self.delete(&meta.location).await?;
+                delete_if_present(&self.store, &meta.location).await?;
             } else if meta.location.as_ref().ends_with(".parquet") {
                 indexes.push(((name.run, name.first_offset), meta.location));
             }
@@ -271,25 +297,6 @@ impl WriterStage {
         }
         self.recent.insert(partition, recent);
         Ok(())
-    }
-
-    fn listing_error(&self, source: object_store::Error) -> WriterError {
-        WriterError::Object {
-            op: "list",
-            path: self.store.base_url.clone(),
-            source,
-        }
-    }
-
-    async fn delete(&self, path: &object_store::path::Path) -> Result<(), WriterError> {
-        match self.store.inner.delete(path).await {
-            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
-            Err(source) => Err(WriterError::Object {
-                op: "delete",
-                path: path.to_string(),
-                source,
-            }),
-        }
     }
 
     async fn put(&self, name: &str, bytes: Vec<u8>) -> Result<(), WriterError> {
@@ -339,8 +346,8 @@ impl WriterStage {
             // (its name holds this generation, so it is nobody else's) and write no more here.
             tracing::warn!(shard = %tar_name, generation, "partition taken over meanwhile: shard taken back");
             // The index first, for the same reason the tar goes first on the way in.
-            self.delete(&self.store.path(&index_name)).await?;
-            self.delete(&self.store.path(&tar_name)).await?;
+            delete_if_present(&self.store, &self.store.path(&index_name)).await?;
+            delete_if_present(&self.store, &self.store.path(&tar_name)).await?;
             self.metrics.shard_fenced();
             self.fenced_off.insert(partition, first_offset);
             self.recent.remove(&partition);
@@ -430,7 +437,11 @@ impl Stage for WriterStage {
         listing
             .try_next()
             .await
-            .map_err(|source| self.listing_error(source))?;
+            .map_err(|source| WriterError::Object {
+                op: "list",
+                path: self.store.base_url.clone(),
+                source,
+            })?;
         Ok(())
     }
 
@@ -515,11 +526,7 @@ impl Stage for WriterStage {
     }
 
     async fn tick(&mut self, out: &mut Emitter) -> Result<(), StageError> {
-        let mut due = self.open.idle(self.config.flush_after);
-        due.extend(self.open.older_than(self.config.max_age));
-        due.sort_unstable();
-        due.dedup();
-        for partition in due {
+        for partition in self.open.due(self.config.flush_after, self.config.max_age) {
             self.finish_shard(partition, out).await?;
         }
         Ok(())
