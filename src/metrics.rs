@@ -36,17 +36,24 @@ struct Metrics {
     ready: IntGaugeVec,
     last_shard: IntGauge,
     shards_fenced: IntCounter,
+    names: Vec<String>,
 }
 
 fn metrics() -> &'static Metrics {
     static METRICS: OnceLock<Metrics> = OnceLock::new();
     METRICS.get_or_init(|| {
         let registry = Registry::new_custom(Some("altflow".into()), None).expect("valid prefix");
+        // Every family's exposed name, kept at registration: the text exposition omits labelled
+        // families with no series yet, and dashboards may name those too.
+        let names = std::cell::RefCell::new(Vec::new());
+        let register = |collector: Box<dyn prometheus::core::Collector>| {
+            let exposed = collector.desc().into_iter().map(|d| format!("altflow_{}", d.fq_name));
+            names.borrow_mut().extend(exposed);
+            registry.register(collector).expect("unique metric");
+        };
         let counter = |name: &str, help: &str, labels: &[&str]| {
             let c = IntCounterVec::new(Opts::new(name, help), labels).expect("valid metric");
-            registry
-                .register(Box::new(c.clone()))
-                .expect("unique metric");
+            register(Box::new(c.clone()));
             c
         };
         let records_in = counter("records_in_total", "Records a stage read.", &["stage"]);
@@ -79,9 +86,7 @@ fn metrics() -> &'static Metrics {
             &["stage"],
         )
         .expect("valid metric");
-        registry
-            .register(Box::new(processing.clone()))
-            .expect("unique metric");
+        register(Box::new(processing.clone()));
         let lag = IntGaugeVec::new(
             Opts::new(
                 "consumer_lag",
@@ -90,14 +95,10 @@ fn metrics() -> &'static Metrics {
             &["stage", "topic", "partition"],
         )
         .expect("valid metric");
-        registry
-            .register(Box::new(lag.clone()))
-            .expect("unique metric");
+        register(Box::new(lag.clone()));
         let gauge = |name: &str, help: &str| {
             let g = IntGaugeVec::new(Opts::new(name, help), &["stage"]).expect("valid metric");
-            registry
-                .register(Box::new(g.clone()))
-                .expect("unique metric");
+            register(Box::new(g.clone()));
             g
         };
         let record_wait = HistogramVec::new(
@@ -110,9 +111,7 @@ fn metrics() -> &'static Metrics {
             &["stage"],
         )
         .expect("valid metric");
-        registry
-            .register(Box::new(record_wait.clone()))
-            .expect("unique metric");
+        register(Box::new(record_wait.clone()));
         let in_flight_records = gauge(
             "records_in_flight",
             "Records a stage member has taken from its input and not yet finished.",
@@ -131,9 +130,7 @@ fn metrics() -> &'static Metrics {
         );
         let plain = |name: &str, help: &str| {
             let c = IntCounter::new(name, help).expect("valid metric");
-            registry
-                .register(Box::new(c.clone()))
-                .expect("unique metric");
+            register(Box::new(c.clone()));
             c
         };
         let shards = plain(
@@ -170,15 +167,16 @@ fn metrics() -> &'static Metrics {
             "Unix time this member last landed a shard; 0 before its first.",
         )
         .expect("valid metric");
-        registry
-            .register(Box::new(last_shard.clone()))
-            .expect("unique metric");
+        register(Box::new(last_shard.clone()));
         let shards_fenced = plain(
             "shards_fenced_total",
             "Shards a writer did not land, or took back, because another member had taken its \
              partition over (fencing).",
         );
+        let mut names = names.into_inner();
+        names.sort();
         Metrics {
+            names,
             registry,
             records_in,
             records_out,
@@ -371,42 +369,7 @@ pub fn ready(stage: &str, ready: bool) {
 /// The name of every metric altflow exports, whether or not it has a value yet (the text
 /// exposition omits labelled families with no series): what dashboards and alert rules may name.
 pub fn names() -> Vec<String> {
-    use prometheus::core::Collector;
-    let m = metrics();
-    let collectors: [&dyn Collector; 21] = [
-        &m.records_in,
-        &m.records_out,
-        &m.rejected,
-        &m.retried,
-        &m.errors,
-        &m.processing,
-        &m.lag,
-        &m.record_wait,
-        &m.in_flight_records,
-        &m.http_in_flight,
-        &m.http_queued,
-        &m.http_hosts_queued,
-        &m.shards,
-        &m.shard_bytes,
-        &m.qa,
-        &m.qa_dropped,
-        &m.partitions_assigned,
-        &m.rebalances,
-        &m.ready,
-        &m.last_shard,
-        &m.shards_fenced,
-    ];
-    let mut names: Vec<String> = collectors
-        .iter()
-        .flat_map(|c| {
-            c.desc()
-                .into_iter()
-                .map(|d| format!("altflow_{}", d.fq_name))
-        })
-        .collect();
-    names.sort();
-    names.dedup();
-    names
+    metrics().names.clone()
 }
 
 /// Counts question–answer pairs kept, by answer type, and dropped, by reason.

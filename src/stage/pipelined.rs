@@ -22,7 +22,7 @@ use std::time::Instant;
 use tokio::sync::watch;
 use tokio::task::{JoinError, JoinSet};
 
-use super::runner::{RunnerSettings, dead_letter, export_membership, produce, take_revoked};
+use super::runner::{Membership, RunnerSettings, dead_letter, produce, take_revoked};
 use super::{Emitter, Input, Pipelined, StageError};
 use crate::bus::{Consumer, Producer};
 use crate::metrics::StageMetrics;
@@ -145,7 +145,7 @@ pub async fn run_pipelined<S: Pipelined>(
     let mut running: JoinSet<(Ticket, S::Done)> = JoinSet::new();
     // Records whose outputs are in `out`, finished once those are acknowledged.
     let mut done: Vec<Ticket> = Vec::new();
-    let mut last_lag = Instant::now();
+    let mut membership = Membership::new();
     // A pipelined stage is built ready (its clients and models made by its constructor).
     crate::health::expect(settings.stage);
     crate::health::set(settings.stage, crate::health::Check::Started, true);
@@ -204,7 +204,7 @@ pub async fn run_pipelined<S: Pipelined>(
             }
             acknowledge(&mut out, &mut done, &mut offsets, producer.as_ref(), &metrics).await?;
             offsets.store(consumer.as_mut()).inspect_err(|_| metrics.error("offset"))?;
-            export_membership(consumer.as_ref(), &settings, &metrics, &mut last_lag);
+            membership.export(consumer.as_ref(), settings.stage, &metrics);
         }
 
         tracing::info!(stage = settings.stage, in_flight = running.len(), "draining");

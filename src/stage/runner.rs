@@ -70,20 +70,39 @@ pub(super) fn take_revoked(
     revoked
 }
 
-/// Exports whether the consumer is in its group (at once, for `/readyz`) and, when `LAG_INTERVAL`
-/// has passed since `last`, its partitions and their lag.
-pub(super) fn export_membership(
-    consumer: &dyn Consumer,
-    settings: &RunnerSettings,
-    metrics: &StageMetrics,
-    last: &mut Instant,
-) {
-    health::set(settings.stage, Check::Joined, consumer.joined());
-    if last.elapsed() >= LAG_INTERVAL {
-        *last = Instant::now();
-        metrics.partitions_assigned(consumer.assignment().len());
-        for lag in consumer.lag() {
-            metrics.lag(&lag.topic, lag.partition, lag.lag);
+/// What a runner exports about its consumer's membership: whether it has joined its group (for
+/// `/readyz`, as soon as it changes) and, every `LAG_INTERVAL`, its partitions and their lag.
+pub(super) struct Membership {
+    joined: bool,
+    last_export: Instant,
+}
+
+impl Membership {
+    pub(super) fn new() -> Self {
+        Self {
+            joined: false,
+            last_export: Instant::now(),
+        }
+    }
+
+    /// Called after every poll; cheap unless something is due.
+    pub(super) fn export(
+        &mut self,
+        consumer: &dyn Consumer,
+        stage: &'static str,
+        metrics: &StageMetrics,
+    ) {
+        let joined = consumer.joined();
+        if joined != self.joined {
+            self.joined = joined;
+            health::set(stage, Check::Joined, joined);
+        }
+        if self.last_export.elapsed() >= LAG_INTERVAL {
+            self.last_export = Instant::now();
+            metrics.partitions_assigned(consumer.assignment().len());
+            for lag in consumer.lag() {
+                metrics.lag(&lag.topic, lag.partition, lag.lag);
+            }
         }
     }
 }
@@ -106,7 +125,7 @@ pub async fn run_stage<S: Stage>(
     let metrics = StageMetrics::new(settings.stage);
     let mut out = settings.emitter();
     let mut progress: HashMap<(Arc<str>, i32), Progress> = HashMap::new();
-    let mut last_lag = Instant::now();
+    let mut membership = Membership::new();
     health::expect(settings.stage);
     stage.start().await?;
     health::set(settings.stage, Check::Started, true);
@@ -168,7 +187,7 @@ pub async fn run_stage<S: Stage>(
         if had_input {
             metrics.batch_time(started.elapsed());
         }
-        export_membership(consumer.as_ref(), &settings, &metrics, &mut last_lag);
+        membership.export(consumer.as_ref(), settings.stage, &metrics);
     }
 
     tracing::info!(stage = settings.stage, "draining");
