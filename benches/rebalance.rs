@@ -68,10 +68,33 @@ fn pause(deliveries: &[Instant], from: Instant, to: Instant) -> Duration {
     longest.max(to.saturating_duration_since(last))
 }
 
-/// One round: B joins, then leaves. Returns A's pauses (join, leave).
-async fn round(brokers: &str, strategy: &str) -> (Duration, Duration) {
+/// A new member of `group` reading `topic` until its flag is set; its task returns its deliveries.
+async fn member(
+    bus: &KafkaBus,
+    group: &str,
+    topic: &str,
+) -> (tokio::task::JoinHandle<Vec<Instant>>, Arc<AtomicBool>) {
+    let consumer = bus.consumer(group, &[topic.to_string()]).await.unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    (tokio::spawn(read(consumer, stop.clone())), stop)
+}
+
+/// The figures of one round.
+struct Round {
+    /// A's longest gap in the 5 s before B joins: what no pause looks like.
+    steady: Duration,
+    /// A's longest gap from B's join until 3 s after B's first delivery.
+    join: Duration,
+    /// A's longest gap in the 12 s after B leaves.
+    leave: Duration,
+    /// From B's join to its first delivery.
+    first: Duration,
+}
+
+/// One round: B joins, then leaves.
+async fn round(brokers: &str, strategy: &str) -> Round {
     let bus = KafkaBus::new(settings(brokers, strategy));
-    let topic = format!("rebalance-{strategy}-{}", unique());
+    let topic = common::random_name(&format!("rebalance-{strategy}-"));
     bus.create_topics(&[TopicSpec {
         name: topic.clone(),
         partitions: PARTITIONS,
@@ -103,22 +126,12 @@ async fn round(brokers: &str, strategy: &str) -> (Duration, Duration) {
             }
         })
     };
-    let a = bus
-        .consumer(&group, std::slice::from_ref(&topic))
-        .await
-        .unwrap();
-    let a_stop = Arc::new(AtomicBool::new(false));
-    let a_task = tokio::spawn(read(a, a_stop.clone()));
+    let (a_task, a_stop) = member(&bus, &group, &topic).await;
     // A alone owns everything and reads steadily.
     tokio::time::sleep(Duration::from_secs(10)).await;
 
     let joined = Instant::now();
-    let b = bus
-        .consumer(&group, std::slice::from_ref(&topic))
-        .await
-        .unwrap();
-    let b_stop = Arc::new(AtomicBool::new(false));
-    let b_task = tokio::spawn(read(b, b_stop.clone()));
+    let (b_task, b_stop) = member(&bus, &group, &topic).await;
     tokio::time::sleep(Duration::from_secs(15)).await;
     let left = Instant::now();
     b_stop.store(true, Ordering::Relaxed);
@@ -130,27 +143,24 @@ async fn round(brokers: &str, strategy: &str) -> (Duration, Duration) {
     producing.await.unwrap();
 
     let settled = b_deliveries.first().copied().unwrap_or(left);
-    let join_pause = pause(
-        &a_deliveries,
-        joined,
-        settled.max(joined) + Duration::from_secs(3),
-    );
-    let leave_pause = pause(&a_deliveries, left, left + Duration::from_secs(12));
+    let figures = Round {
+        steady: pause(&a_deliveries, joined - Duration::from_secs(5), joined),
+        join: pause(
+            &a_deliveries,
+            joined,
+            settled.max(joined) + Duration::from_secs(3),
+        ),
+        leave: pause(&a_deliveries, left, left + Duration::from_secs(12)),
+        first: settled.saturating_duration_since(joined),
+    };
     eprintln!(
-        "  {strategy}: B's first delivery {:.2} s after it joined; A paused {:.2} s on the join, {:.2} s on the leave",
-        settled.saturating_duration_since(joined).as_secs_f64(),
-        join_pause.as_secs_f64(),
-        leave_pause.as_secs_f64()
+        "  {strategy}: A's longest gap before {:.2} s; B's first delivery {:.2} s after it joined; A paused {:.2} s on the join, {:.2} s on the leave",
+        figures.steady.as_secs_f64(),
+        figures.first.as_secs_f64(),
+        figures.join.as_secs_f64(),
+        figures.leave.as_secs_f64()
     );
-    (join_pause, leave_pause)
-}
-
-/// Nanoseconds since the epoch: a fresh topic and group per round.
-fn unique() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos()
+    figures
 }
 
 fn median(mut values: Vec<Duration>) -> f64 {
@@ -169,26 +179,24 @@ fn main() {
     };
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let strategies = ["range", "cooperative-sticky"];
-    let mut results: Vec<(Vec<Duration>, Vec<Duration>)> = vec![Default::default(); 2];
+    let mut rounds: Vec<Vec<Round>> = vec![Vec::new(), Vec::new()];
     for r in 0..ROUNDS {
         eprintln!("round {}", r + 1);
         for (i, strategy) in strategies.iter().enumerate() {
-            let (join, leave) = runtime.block_on(round(&brokers, strategy));
-            results[i].0.push(join);
-            results[i].1.push(leave);
+            rounds[i].push(runtime.block_on(round(&brokers, strategy)));
         }
     }
-    println!("A's pause when B joins / leaves a group of 12 partitions (median of {ROUNDS}):");
-    for (i, strategy) in strategies.iter().enumerate() {
+    println!(
+        "member A's longest gap between deliveries, group of 12 partitions, median of {ROUNDS}:"
+    );
+    for (strategy, rounds) in strategies.iter().zip(&rounds) {
+        let of = |figure: fn(&Round) -> Duration| median(rounds.iter().map(figure).collect());
         println!(
-            "  {:<20} join {:>6.2} s   leave {:>6.2} s",
-            if *strategy == "range" {
-                "eager (range)"
-            } else {
-                "cooperative-sticky"
-            },
-            median(results[i].0.clone()),
-            median(results[i].1.clone())
+            "  {strategy:<20} steady {:>5.2} s   B joins {:>5.2} s   B leaves {:>5.2} s   B's first delivery {:>5.2} s",
+            of(|r| r.steady),
+            of(|r| r.join),
+            of(|r| r.leave),
+            of(|r| r.first)
         );
     }
 }

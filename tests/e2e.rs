@@ -307,16 +307,19 @@ fn validate_names_the_bad_key_and_file() {
         "{stderr}"
     );
 
-    let ok = altflow()
-        .arg("validate")
-        .arg(common::root().join("pipelines/kafka.toml"))
-        .output()
-        .unwrap();
-    assert!(
-        ok.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ok.stderr)
-    );
+    // The shipped Kafka pipelines: the local one and the cluster's (k8s/).
+    for shipped in ["pipelines/kafka.toml", "k8s/base/pipeline.toml"] {
+        let ok = altflow()
+            .arg("validate")
+            .arg(common::root().join(shipped))
+            .output()
+            .unwrap();
+        assert!(
+            ok.status.success(),
+            "{shipped}: {}",
+            String::from_utf8_lossy(&ok.stderr)
+        );
+    }
 }
 
 fn kafka_pipeline(dir: &Path, brokers: &str, site_port: u16) -> PathBuf {

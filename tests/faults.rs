@@ -209,6 +209,13 @@ caption_column = "text"
         self.events.push(format!("started {name}"));
     }
 
+    /// One member of each stage: `filter-a`, `fetch-a`, `write-a`.
+    fn start_one_each(&mut self) {
+        self.start("filter", "filter-a");
+        self.start("fetch", "fetch-a");
+        self.start("write", "write-a");
+    }
+
     /// SIGKILL: no drain, no commit, no leaving the group.
     fn kill(&mut self, name: &'static str) {
         let mut proc = self.members.remove(name).unwrap();
@@ -314,32 +321,37 @@ caption_column = "text"
         );
     }
 
-    fn all_logs(&self) -> String {
-        let mut all = String::new();
-        for entry in std::fs::read_dir(self.dir.path()).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "log") {
-                all += &std::fs::read_to_string(&path).unwrap_or_default();
-            }
-        }
-        all
-    }
-
-    /// The last lines of every member's log, for failure messages.
-    fn logs(&self) -> String {
-        let mut all = String::new();
+    /// Every member's log, in name order: (file name, text).
+    fn member_logs(&self) -> Vec<(String, String)> {
         let mut paths: Vec<PathBuf> = std::fs::read_dir(self.dir.path())
             .unwrap()
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|e| e == "log"))
             .collect();
         paths.sort();
-        for path in paths {
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
+        paths
+            .into_iter()
+            .map(|path| {
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                (name, std::fs::read_to_string(&path).unwrap_or_default())
+            })
+            .collect()
+    }
+
+    fn all_logs(&self) -> String {
+        self.member_logs()
+            .into_iter()
+            .map(|(_, text)| text)
+            .collect()
+    }
+
+    /// The last lines of every member's log, for failure messages.
+    fn logs(&self) -> String {
+        let mut all = String::new();
+        for (name, text) in self.member_logs() {
             let tail: Vec<&str> = text.lines().rev().take(12).collect();
             all += &format!(
-                "--- {}\n{}\n",
-                path.file_name().unwrap().to_string_lossy(),
+                "--- {name}\n{}\n",
                 tail.into_iter().rev().collect::<Vec<_>>().join("\n")
             );
         }
@@ -410,9 +422,7 @@ fn fault_members_added_and_removed_mid_stream() {
         return;
     };
     let mut cluster = Cluster::new(&brokers);
-    cluster.start("filter", "filter-a");
-    cluster.start("fetch", "fetch-a");
-    cluster.start("write", "write-a");
+    cluster.start_one_each();
     cluster.seed();
     cluster.wait_for_shards(3);
     // Scale up every stage…
@@ -432,13 +442,7 @@ fn fault_a_poison_message_goes_to_dead_letters() {
         return;
     };
     let mut cluster = Cluster::new(&brokers);
-    for (stage, name) in [
-        ("filter", "filter-a"),
-        ("fetch", "fetch-a"),
-        ("write", "write-a"),
-    ] {
-        cluster.start(stage, name);
-    }
+    cluster.start_one_each();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let bus = KafkaBus::new(common::kafka_settings(&brokers));
     let candidates = format!("{}.candidates", cluster.topic_prefix);
@@ -573,9 +577,7 @@ fn fault_the_broker_restarted_mid_stream() {
     };
     let mut broker = PersistentBroker::start(&s3);
     let mut cluster = Cluster::new(&broker.address());
-    cluster.start("filter", "filter-a");
-    cluster.start("fetch", "fetch-a");
-    cluster.start("write", "write-a");
+    cluster.start_one_each();
     cluster.seed();
     cluster.wait_for_shards(3);
     broker.kill();
