@@ -173,6 +173,36 @@ enum Command {
         #[arg(long)]
         nsfw_model: Option<PathBuf>,
     },
+    /// SQL over every shard index of an output, as one table named `samples` (DataFusion).
+    ///
+    /// e.g. `altflow query --output out "SELECT count(*), avg(clip_similarity) FROM samples"`.
+    /// With `--select DEST` the query names samples by their `key` and DEST receives their full
+    /// index rows and each one's `shard_url`: a manifest a trainer reads without copying images.
+    Query {
+        /// The SQL; the table is `samples`, with the columns of the Parquet index.
+        sql: String,
+        /// The output to read: a directory or an `s3://`, `gs://`, `az://` URL (credentials and
+        /// endpoint from the environment: AWS_*, GOOGLE_*, AZURE_*).
+        #[arg(
+            long,
+            required_unless_present = "pipeline",
+            conflicts_with = "pipeline"
+        )]
+        output: Option<String>,
+        /// Read the output of this pipeline file (`write.output`, with `write.store_options`).
+        #[arg(long)]
+        pipeline: Option<PathBuf>,
+        /// How rows are printed; `parquet` writes a file and needs `--to`.
+        #[arg(long, value_enum, default_value_t = altflow::query::Format::Table)]
+        format: altflow::query::Format,
+        /// Write the rows here (a path or object store URL) instead of printing them.
+        #[arg(long)]
+        to: Option<String>,
+        /// Write a manifest of the samples whose keys the query returns to this path or URL
+        /// (Parquet: their index rows and `shard_url`).
+        #[arg(long, conflicts_with_all = ["to", "format"])]
+        select: Option<String>,
+    },
     /// Check a pipeline file without running it; every problem is reported with its key.
     Validate {
         /// Pipeline file.
@@ -420,6 +450,14 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
             }
             score_stdin(config, http, fetch.max_image_bytes).await?
         }
+        Command::Query {
+            sql,
+            output,
+            pipeline,
+            format,
+            to,
+            select,
+        } => query(sql, output, pipeline, format, to, select).await?,
         Command::Validate { pipeline: path } => {
             let pipeline = Pipeline::load(&path)?;
             let stages: Vec<&str> = pipeline.stages.iter().map(|s| s.as_str()).collect();
@@ -483,6 +521,59 @@ fn extract_warc(path: &std::path::Path, counts_only: bool) -> anyhow::Result<()>
     if counts_only {
         println!("{}", serde_json::json!({"records": total, "types": counts}));
     }
+    Ok(())
+}
+
+/// `altflow query`.
+async fn query(
+    sql: String,
+    output: Option<String>,
+    pipeline: Option<PathBuf>,
+    format: altflow::query::Format,
+    to: Option<String>,
+    select: Option<String>,
+) -> anyhow::Result<()> {
+    use altflow::query::{self, Format};
+    let (output, options) = match (output, pipeline) {
+        (Some(output), _) => (output, Default::default()),
+        (None, Some(path)) => {
+            let pipeline = Pipeline::load(&path)?;
+            (pipeline.write.output, pipeline.write.store_options)
+        }
+        (None, None) => bail!("give --output DIR|URL or --pipeline FILE"),
+    };
+    let store = query::open(&output, &options)?;
+    let ctx = query::session(&store).await?;
+    let started = std::time::Instant::now();
+    let (rows, destination) = match (select, to, format) {
+        (Some(destination), _, _) => (
+            query::select(&ctx, &store, &sql, &destination, &options).await?,
+            destination,
+        ),
+        (None, Some(destination), Format::Parquet) => (
+            query::write_parquet(&ctx, &sql, &destination, &options).await?,
+            destination,
+        ),
+        (None, None, Format::Parquet) => bail!("--format parquet writes a file: give --to PATH"),
+        (None, Some(destination), format) => {
+            let mut file = std::io::BufWriter::new(
+                std::fs::File::create(&destination)
+                    .with_context(|| format!("creating {destination}"))?,
+            );
+            let rows = query::print(&ctx, &sql, format, &mut file).await?;
+            std::io::Write::flush(&mut file)?;
+            (rows, destination)
+        }
+        (None, None, format) => {
+            let mut stdout = std::io::stdout().lock();
+            query::print(&ctx, &sql, format, &mut stdout).await?;
+            return Ok(());
+        }
+    };
+    eprintln!(
+        "{rows} row(s) written to {destination} in {:.2?}",
+        started.elapsed()
+    );
     Ok(())
 }
 

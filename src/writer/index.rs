@@ -60,6 +60,9 @@ pub fn schema() -> SchemaRef {
         ))),
         false,
     ));
+    // The tar the row's sample is in (its name under the output), so that a query's rows locate
+    // their images: `altflow query --select` and the trainers' reader need it.
+    fields.push(Field::new("shard", DataType::Utf8, false));
     Arc::new(Schema::new(fields))
 }
 
@@ -199,8 +202,9 @@ impl IndexBuilder {
         self.qa.append(true);
     }
 
-    /// Encodes the rows as a Parquet file.
-    pub fn finish(mut self) -> Result<Vec<u8>, parquet::errors::ParquetError> {
+    /// Encodes the rows of the shard named `shard` (its tar's name) as a Parquet file.
+    pub fn finish(mut self, shard: &str) -> Result<Vec<u8>, parquet::errors::ParquetError> {
+        let rows = self.key.len();
         let mut columns: Vec<ArrayRef> = vec![
             Arc::new(self.key.finish()),
             Arc::new(self.caption.finish()),
@@ -226,6 +230,9 @@ impl IndexBuilder {
         }
         columns.push(Arc::new(self.labels.finish()));
         columns.push(Arc::new(self.qa.finish()));
+        columns.push(Arc::new(arrow_array::StringArray::from_iter_values(
+            std::iter::repeat_n(shard, rows),
+        )));
         encode_parquet(RecordBatch::try_new(schema(), columns)?)
     }
 }

@@ -332,10 +332,13 @@ impl WriterStage {
         let index_name = format!("{name}.parquet");
         let tar = shard.tar.finish();
         let tar_bytes = tar.len() as u64;
-        let index = shard.index.finish().map_err(|source| WriterError::Index {
-            path: index_name.clone(),
-            source,
-        })?;
+        let index = shard
+            .index
+            .finish(&tar_name)
+            .map_err(|source| WriterError::Index {
+                path: index_name.clone(),
+                source,
+            })?;
         // The tar first: an index never points at a tar that is not there.
         self.put(&tar_name, tar).await?;
         self.put(&index_name, index).await?;

@@ -1,0 +1,249 @@
+"""`AltflowDataset`: altflow's shards as a stream of samples for a trainer."""
+from __future__ import annotations
+
+import io
+import logging
+import random
+import zlib
+from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence
+
+import pyarrow.parquet as pq
+
+from . import storage
+from .announcement import Shard
+from .progress import Progress
+from .sources import ListingSource, TopicSource
+
+log = logging.getLogger("altflow_reader")
+
+try:  # A torch IterableDataset when torch is there, a plain iterable otherwise.
+    import torch.utils.data as _torch_data
+
+    _Base = _torch_data.IterableDataset
+except ImportError:  # pragma: no cover - depends on the environment
+    _torch_data = None
+    _Base = object
+
+# Bytes skipped per read when a tar is streamed past samples not needed (resume, other columns).
+_SKIP_CHUNK = 1 << 20
+
+
+def owner(shard: str, slots: int) -> int:
+    """The slot (rank × workers + worker) that reads `shard`: a hash of its name, so that every
+    rank and worker decides alike, whatever order the shards arrive in and whoever restarts."""
+    return zlib.crc32(shard.encode("utf-8")) % slots
+
+
+def _worker() -> tuple:
+    if _torch_data is not None:
+        info = _torch_data.get_worker_info()
+        if info is not None:
+            return info.id, info.num_workers
+    return 0, 1
+
+
+def _distributed() -> tuple:
+    try:
+        import torch.distributed as dist
+
+        if dist.is_available() and dist.is_initialized():
+            return dist.get_rank(), dist.get_world_size()
+    except ImportError:  # pragma: no cover
+        pass
+    return 0, 1
+
+
+class AltflowDataset(_Base):
+    """The samples of altflow's shards, split between ranks and data-loader workers.
+
+    Shards come from the `shards` topic (`brokers=`, followed as the pipeline writes) and/or from a
+    listing of the output (`output=`: the bootstrap, or without a broker the whole source, listed
+    again every `poll_interval` s while following). A shard belongs to one slot — rank × workers +
+    worker — by a hash of its name; each slot streams its shards (the index, then the tar once,
+    front to back; nothing is copied to disk) and yields samples, through a shuffle buffer if one
+    is set.
+
+    An epoch is a pass over the shards announced before its watermark: `until_ms` (announcement
+    timestamps, the same for every rank), or the stream going quiet for `idle_timeout` s; with
+    neither, one endless epoch follows the stream. `set_epoch(e)` starts pass `e` (shards in a new
+    order, every shard read again, new ones included).
+
+    Each sample is a dict: the index row's columns (`caption`, `key`, the scores, `labels`, `qa`,
+    …), `jpg` (the image's bytes; with `decode="pil"` an RGB `PIL.Image` under `image`, with
+    `decode="rgb"` a uint8 H×W×3 numpy array), and `__key__`, `__shard__`, `__index__` (the row in
+    the shard's index), `__rows__`, `__epoch__`, `__announced__`, which `Progress` counts. Pass a
+    `Progress` state as `resume` to skip what a previous run consumed.
+    """
+
+    def __init__(
+        self,
+        output: Optional[str] = None,
+        *,
+        brokers: Optional[str] = None,
+        topic: str = "shards",
+        rank: Optional[int] = None,
+        world_size: Optional[int] = None,
+        follow: bool = True,
+        idle_timeout: Optional[float] = None,
+        until_ms: Optional[int] = None,
+        poll_interval: float = 5.0,
+        shuffle_buffer: int = 0,
+        seed: int = 0,
+        decode: Optional[str] = None,
+        columns: Optional[Sequence[str]] = None,
+        transform: Optional[Callable[[dict], dict]] = None,
+        resume: Optional[Mapping] = None,
+        storage_options: Optional[dict] = None,
+        kafka_options: Optional[dict] = None,
+    ):
+        if output is None and brokers is None:
+            raise ValueError("give output= (a directory or URL to list) or brokers= (to follow "
+                             "the shards topic), or both")
+        if decode not in (None, "pil", "rgb"):
+            raise ValueError(f"decode must be None, 'pil' or 'rgb', not {decode!r}")
+        if rank is None or world_size is None:
+            found_rank, found_world = _distributed()
+            rank = found_rank if rank is None else rank
+            world_size = found_world if world_size is None else world_size
+        if not 0 <= rank < world_size:
+            raise ValueError(f"rank {rank} is not in 0..{world_size - 1}")
+        self.output, self.brokers, self.topic = output, brokers, topic
+        self.rank, self.world_size = rank, world_size
+        self.follow, self.idle_timeout, self.until_ms = follow, idle_timeout, until_ms
+        self.poll_interval = poll_interval
+        self.shuffle_buffer, self.seed, self.decode = shuffle_buffer, seed, decode
+        self.columns = list(columns) if columns is not None else None
+        self.transform = transform
+        self.storage_options, self.kafka_options = storage_options, kafka_options
+        self.epoch = 0
+        self._resume = Progress(resume) if resume else None
+        if self._resume is not None:
+            self.epoch = self._resume.epoch
+
+    def set_epoch(self, epoch: int) -> None:
+        """Begins pass `epoch` at the next iteration (as `DistributedSampler.set_epoch`)."""
+        self.epoch = epoch
+
+    # -- shards ----------------------------------------------------------------------------
+
+    def _batches(self) -> Iterator[List[Shard]]:
+        seen = set()
+        sources = []
+        if self.output is not None:
+            # With a broker the listing is only the bootstrap: the topic follows.
+            sources.append(ListingSource(self.output, self.storage_options,
+                                         self.follow and self.brokers is None,
+                                         self.poll_interval, self.idle_timeout, self.until_ms))
+        if self.brokers is not None:
+            sources.append(TopicSource(self.brokers, self.topic, self.follow, self.idle_timeout,
+                                       self.until_ms, self.kafka_options))
+        for source in sources:
+            for batch in source.batches():
+                fresh = [s for s in batch if s.name not in seen]
+                seen.update(s.name for s in fresh)
+                if fresh:
+                    yield fresh
+
+    def shards(self, slot: int = 0, slots: int = 1) -> Iterator[Shard]:
+        """The shards of `slot` for this epoch, in reading order: each batch (the backlog, then
+        what arrives) shuffled when the dataset shuffles."""
+        rng = random.Random(f"{self.seed}/{self.epoch}/{slot}")
+        for batch in self._batches():
+            mine = [s for s in batch if owner(s.name, slots) == slot]
+            if self.shuffle_buffer:
+                rng.shuffle(mine)
+            yield from mine
+
+    # -- samples ---------------------------------------------------------------------------
+
+    def read_shard(self, shard: Shard, skip: frozenset = frozenset()) -> Iterator[dict]:
+        """The samples of one shard, in tar order, without the rows in `skip`. A shard that has
+        disappeared (a writer that lost its partition took it back) is skipped with a warning."""
+        fs, index_path = storage.resolve(shard.index_url, self.storage_options)
+        try:
+            table = pq.read_table(index_path, filesystem=fs, columns=self.columns and
+                                  sorted(set(self.columns) | {"key", "jpg_offset", "jpg_bytes"}))
+        except FileNotFoundError:
+            log.warning("shard %s is gone (announced, then taken back): skipped", shard.name)
+            return
+        rows = table.to_pylist()
+        count = len(rows)
+        order = sorted((i for i in range(count) if i not in skip),
+                       key=lambda i: rows[i]["jpg_offset"])
+        if not order:
+            return
+        fs, tar_path = storage.resolve(shard.url, self.storage_options)
+        try:
+            stream = fs.open_input_stream(tar_path)
+        except FileNotFoundError:
+            log.warning("shard %s is gone (announced, then taken back): skipped", shard.name)
+            return
+        with stream:
+            position = 0
+            for i in order:
+                row = rows[i]
+                offset, size = row["jpg_offset"], row["jpg_bytes"]
+                while position < offset:
+                    position += len(stream.read(min(_SKIP_CHUNK, offset - position)))
+                jpg = stream.read(size)
+                position += len(jpg)
+                if len(jpg) != size:
+                    raise IOError(f"{shard.url}: row {i} runs past the end of the tar")
+                sample = dict(row)
+                sample.update({
+                    "__key__": row["key"], "__shard__": shard.name, "__index__": i,
+                    "__rows__": count, "__epoch__": self.epoch,
+                    "__announced__": shard.announced,
+                })
+                self._decode(sample, jpg)
+                yield self.transform(sample) if self.transform else sample
+
+    def _decode(self, sample: dict, jpg: bytes) -> None:
+        if self.decode is None:
+            sample["jpg"] = jpg
+            return
+        from PIL import Image
+
+        image = Image.open(io.BytesIO(jpg)).convert("RGB")
+        if self.decode == "rgb":
+            import numpy as np
+
+            sample["image"] = np.asarray(image)
+        else:
+            sample["image"] = image
+
+    def samples(self, slot: int, slots: int) -> Iterator[dict]:
+        """The samples of `slot` of `slots` for this epoch, before the shuffle buffer."""
+        resume = self._resume if self._resume and self._resume.epoch == self.epoch else None
+        for shard in self.shards(slot, slots):
+            if resume is not None and resume.is_complete(shard.name):
+                continue
+            skip = frozenset(resume.consumed(shard.name)) if resume is not None else frozenset()
+            yield from self.read_shard(shard, skip)
+
+    def __iter__(self) -> Iterator[dict]:
+        worker, workers = _worker()
+        slots = self.world_size * workers
+        slot = self.rank * workers + worker
+        samples = self.samples(slot, slots)
+        if not self.shuffle_buffer:
+            yield from samples
+            return
+        rng = random.Random(f"{self.seed}/{self.epoch}/{slot}/buffer")
+        buffer: List[dict] = []
+        for sample in samples:
+            if len(buffer) < self.shuffle_buffer:
+                buffer.append(sample)
+                continue
+            i = rng.randrange(len(buffer))
+            buffer[i], sample = sample, buffer[i]
+            yield sample
+        rng.shuffle(buffer)
+        yield from buffer
+
+
+def collate(samples: List[dict]) -> Dict[str, list]:
+    """A batch as a dict of lists (what `Progress.update` takes); a starting point for a
+    `collate_fn` that stacks tensors for the model."""
+    keys = samples[0].keys() if samples else ()
+    return {k: [s[k] for s in samples] for k in keys}

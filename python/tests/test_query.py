@@ -1,0 +1,137 @@
+"""`altflow query` against pyarrow over the same index files, on a local output and on S3."""
+import io
+import json
+import subprocess
+import tarfile
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.dataset as ds
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+import pytest
+
+from altflow_reader import storage
+from conftest import pipeline
+
+
+def run(altflow_bin, *args, cwd=None):
+    done = subprocess.run([altflow_bin, *args], capture_output=True, cwd=cwd, timeout=300)
+    assert done.returncode == 0, done.stderr.decode()
+    return done.stdout
+
+
+@pytest.fixture(scope="module", params=["local", "s3"])
+def output(request, tmp_path_factory, altflow_bin, web):
+    """An output written by a real run: 120 samples into a directory, or into an S3 bucket."""
+    work = tmp_path_factory.mktemp("query")
+    if request.param == "local":
+        target = str(work / "out")
+    else:
+        s3 = request.getfixturevalue("s3")
+        target = f"s3://{s3['bucket']}/query"
+    pipe = pipeline(work / "p.toml", web.url_list("query", 0, 120), target)
+    run(altflow_bin, "run", str(pipe), cwd=work)
+    return target
+
+
+def indexes(output):
+    """pyarrow's own view: every shard index at the top of the output, as one table."""
+    fs, base = storage.resolve(output)
+    files = [i.path for i in fs.get_file_info(pafs.FileSelector(base))
+             if i.base_name.startswith("shard-") and i.base_name.endswith(".parquet")]
+    assert len(files) >= 12, files  # 120 samples, 10 per shard at most
+    return ds.dataset(files, filesystem=fs, format="parquet").to_table()
+
+
+def query_json(altflow_bin, output, sql):
+    out = run(altflow_bin, "query", "--output", output, "--format", "json", sql)
+    return [json.loads(line) for line in out.decode().splitlines()]
+
+
+def test_aggregates_equal_pyarrows(altflow_bin, output):
+    table = indexes(output)
+    [row] = query_json(altflow_bin, output,
+                       "SELECT count(*) AS n, sum(width) AS w, sum(jpg_bytes) AS b, "
+                       "count(DISTINCT shard) AS shards FROM samples")
+    assert row == {
+        "n": table.num_rows,
+        "w": pc.sum(table["width"]).as_py(),
+        "b": pc.sum(table["jpg_bytes"]).as_py(),
+        "shards": len(set(table["shard"].to_pylist())),
+    }
+    assert table.num_rows == 120
+
+
+def test_group_by_equals_pyarrows(altflow_bin, output):
+    table = indexes(output)
+    got = query_json(altflow_bin, output,
+                     "SELECT source_partition AS p, count(*) AS n, max(source_offset) AS last "
+                     "FROM samples GROUP BY source_partition ORDER BY p")
+    grouped = table.group_by("source_partition").aggregate(
+        [("source_partition", "count"), ("source_offset", "max")]).sort_by("source_partition")
+    want = [{"p": p, "n": n, "last": m} for p, n, m in zip(
+        grouped["source_partition"].to_pylist(), grouped["source_partition_count"].to_pylist(),
+        grouped["source_offset_max"].to_pylist())]
+    assert got == want
+
+
+def test_filtered_rows_equal_pyarrows_as_csv(altflow_bin, output):
+    table = indexes(output)
+    sql = ("SELECT key, caption, image_url, shard, jpg_offset, jpg_bytes FROM samples "
+           "WHERE caption LIKE '%number 1%' ORDER BY key")
+    got = pacsv.read_csv(io.BytesIO(run(altflow_bin, "query", "--output", output, "--format",
+                                        "csv", sql)))
+    want = table.filter(pc.match_like(table["caption"], "%number 1%")).select(
+        ["key", "caption", "image_url", "shard", "jpg_offset", "jpg_bytes"]).sort_by("key")
+    assert 0 < want.num_rows < table.num_rows
+    assert got.to_pylist() == [
+        {k: (int(v) if isinstance(v, int) else v) for k, v in row.items()}
+        for row in want.to_pylist()]
+
+
+def test_parquet_result_equals_pyarrows_rows(altflow_bin, output, tmp_path):
+    table = indexes(output).sort_by("key")
+    dest = tmp_path / "all.parquet"
+    run(altflow_bin, "query", "--output", output, "--format", "parquet", "--to", str(dest),
+        "SELECT * FROM samples ORDER BY key")
+    got = pq.read_table(dest)
+    assert got.column_names == table.column_names
+    assert got.to_pylist() == table.to_pylist()
+
+
+def test_select_writes_a_manifest_that_locates_images(altflow_bin, output, tmp_path):
+    table = indexes(output)
+    dest = tmp_path / "subset.parquet"
+    run(altflow_bin, "query", "--output", output, "--select", str(dest),
+        "SELECT key FROM samples WHERE source_offset % 3 = 0")
+    manifest = pq.read_table(dest)
+    want = table.filter(pc.equal(pc.subtract(table["source_offset"], pc.multiply(
+        pc.divide(table["source_offset"], 3), 3)), 0))
+    assert sorted(manifest["key"].to_pylist()) == sorted(want["key"].to_pylist())
+    assert 0 < manifest.num_rows < table.num_rows
+    # Every row's image is where the manifest says: the bytes of KEY.jpg in the tar.
+    tars = {}
+    for row in manifest.to_pylist()[:12]:
+        fs, path = storage.resolve(row["shard_url"])
+        if path not in tars:
+            with fs.open_input_file(path) as f:
+                tars[path] = f.read()
+        data = tars[path]
+        jpg = data[row["jpg_offset"]:row["jpg_offset"] + row["jpg_bytes"]]
+        member = tarfile.open(fileobj=io.BytesIO(data)).extractfile(row["key"] + ".jpg").read()
+        assert jpg == member and jpg[:2] == b"\xff\xd8"
+
+
+def test_bad_sql_and_missing_output_fail_with_the_reason(altflow_bin, output, tmp_path):
+    done = subprocess.run([altflow_bin, "query", "--output", output,
+                           "SELECT nope FROM samples"], capture_output=True)
+    assert done.returncode != 0 and b"nope" in done.stderr, done.stderr
+    done = subprocess.run([altflow_bin, "query", "--output", str(tmp_path / "absent"),
+                           "SELECT 1"], capture_output=True)
+    assert done.returncode != 0 and b"does not exist" in done.stderr, done.stderr
+    done = subprocess.run([altflow_bin, "query", "--output", output, "--select",
+                           str(tmp_path / "x.parquet"), "SELECT caption FROM samples"],
+                          capture_output=True)
+    assert done.returncode != 0 and b"key" in done.stderr, done.stderr

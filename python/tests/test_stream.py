@@ -1,0 +1,177 @@
+"""The reader on a live stream: a Kafka pipeline writes to S3 while two ranks read; one rank is
+SIGKILLed mid-epoch and restarted from its checkpoint; shards written during the epoch are read;
+every sample of the epoch is trained on exactly once across the ranks."""
+import collections
+import json
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pyarrow.dataset as ds
+import pyarrow.fs as pafs
+
+from altflow_reader import AltflowDataset, Progress, list_shards, storage
+from conftest import pipeline, stop
+
+HERE = Path(__file__).resolve().parent
+
+
+def keys_in(output):
+    """Every key of every shard under `output` (pyarrow, not the reader)."""
+    fs, base = storage.resolve(output)
+    files = [i.path for i in fs.get_file_info(pafs.FileSelector(base, allow_not_found=True))
+             if i.base_name.startswith("shard-") and i.base_name.endswith(".parquet")]
+    if not files:
+        return []
+    return ds.dataset(files, filesystem=fs, format="parquet").to_table(columns=["key"])[
+        "key"].to_pylist()
+
+
+def wait_until(what, condition, seconds=180, poll=0.2):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"not in {seconds} s: {what}"
+        time.sleep(poll)
+
+
+class Stream:
+    def __init__(self, work, altflow_bin, broker, s3, web):
+        self.work, self.bin, self.web = work, altflow_bin, web
+        run = uuid.uuid4().hex[:8]
+        self.output = f"s3://{s3['bucket']}/stream-{run}"
+        self.prefix = f"t{run}."
+        self.extra = (f'brokers = "{broker}"\ngroup_prefix = "g{run}."\ncommit_interval = "200ms"\n'
+                      f'[topics]\nprefix = "{self.prefix}"')
+        self.topic = self.prefix + "shards"
+        self.broker = broker
+
+    def start(self, name, start, stop_at):
+        """Starts the pipeline over images start..stop_at; `finish` waits for them and stops it."""
+        pipe = pipeline(self.work / f"{name}.toml", self.web.url_list(name, start, stop_at),
+                        self.output, bus="kafka", extra=self.extra)
+        log = open(self.work / f"{name}.log", "w")
+        proc = subprocess.Popen([self.bin, "run", str(pipe)], cwd=self.work, stdout=log,
+                                stderr=subprocess.STDOUT)
+        return name, proc, len(keys_in(self.output)) + stop_at - start
+
+    def finish(self, running):
+        name, proc, expected = running
+        try:
+            wait_until(f"{name}: {expected} samples in the output",
+                       lambda: len(keys_in(self.output)) >= expected)
+        finally:
+            assert stop(proc) == 0, (self.work / f"{name}.log").read_text()[-3000:]
+
+    def reader(self, rank, checkpoint):
+        return subprocess.Popen(
+            [sys.executable, str(HERE / "reader_proc.py"), str(checkpoint), "--rank", str(rank),
+             "--world-size", "2", "--output", self.output, "--brokers", self.broker, "--topic",
+             self.topic, "--idle-timeout", "30"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def checkpoint_samples(path):
+    try:
+        return json.loads(path.read_text())["progress"]["samples"]
+    except (FileNotFoundError, json.JSONDecodeError, TypeError):
+        return 0
+
+
+def test_two_ranks_killed_and_restarted_read_each_sample_once(tmp_path, altflow_bin, broker,
+                                                              s3, web):
+    stream = Stream(tmp_path, altflow_bin, broker, s3, web)
+    stream.finish(stream.start("first", 0, 150))
+    first = set(keys_in(stream.output))
+    assert len(first) == 150
+
+    checkpoints = [tmp_path / "rank0.json", tmp_path / "rank1.json"]
+    readers = [stream.reader(0, checkpoints[0]), stream.reader(1, checkpoints[1])]
+    # More shards land while the epoch runs.
+    second_run = stream.start("second", 150, 300)
+    # Rank 0 dies mid-epoch (SIGKILL: no clean-up), after some steps, and restarts.
+    wait_until("rank 0 trained on 20 samples", lambda: checkpoint_samples(checkpoints[0]) >= 20,
+               seconds=60, poll=0.01)
+    readers[0].kill()
+    readers[0].wait()
+    killed_at = json.loads(checkpoints[0].read_text())
+    assert killed_at["progress"]["partial"] or killed_at["progress"]["complete"]
+    readers[0] = stream.reader(0, checkpoints[0])
+
+    stream.finish(second_run)
+    everything = set(keys_in(stream.output))
+    second = everything - first
+    assert len(second) == 150
+
+    results = []
+    for rank, reader in enumerate(readers):
+        out, err = reader.communicate(timeout=180)
+        assert reader.returncode == 0, err.decode()[-3000:]
+        results.append(json.loads(out.decode().strip().splitlines()[-1]))
+    trained = [json.loads(p.read_text())["keys"] for p in checkpoints]
+    counts = collections.Counter(trained[0] + trained[1])
+    duplicated = [k for k, n in counts.items() if n > 1]
+    assert not duplicated, f"{len(duplicated)} samples trained on twice"
+    assert set(counts) == everything, (
+        f"missing {len(everything - set(counts))}, unknown {len(set(counts) - everything)}")
+    # Both ranks had work, and the shards written during the epoch were read.
+    assert all(len(t) > 50 for t in trained), [len(t) for t in trained]
+    assert second <= set(counts)
+    # The ranks' states merge into one that names every shard as complete.
+    merged = Progress.merge(json.loads(p.read_text())["progress"] for p in checkpoints)
+    assert merged["samples"] == 300 and not merged["partial"]
+    assert sorted(merged["complete"]) == sorted(s.name for s in list_shards(stream.output))
+
+
+def test_listing_follows_new_shards_and_workers_split_them(tmp_path, altflow_bin, web):
+    """Without a broker: the output is listed, then listed again; slots split the shards."""
+    out = tmp_path / "out"
+    pipe = pipeline(tmp_path / "p.toml", web.url_list("listing", 300, 340), str(out))
+    subprocess.run([altflow_bin, "run", str(pipe)], cwd=tmp_path, check=True,
+                   capture_output=True, timeout=300)
+    data = AltflowDataset(str(out), follow=False)
+    slots = [list(data.samples(slot, 3)) for slot in range(3)]
+    keys = [s["__key__"] for slot in slots for s in slot]
+    assert sorted(keys) == sorted(keys_in(str(out))) and len(keys) == 40
+    assert sum(1 for slot in slots if slot) >= 2
+    shards = [{s["__shard__"] for s in slot} for slot in slots]
+    assert not (shards[0] & shards[1]) and not (shards[1] & shards[2])
+
+    # Following: a second run's shards arrive while the reader waits.
+    follower = AltflowDataset(str(out), idle_timeout=8, poll_interval=0.5)
+    got = []
+    pipe2 = pipeline(tmp_path / "p2.toml", web.url_list("listing2", 340, 360), str(out))
+    later = None
+    for sample in follower:
+        got.append(sample["__key__"])
+        if later is None and len(got) == 40:
+            later = subprocess.Popen([altflow_bin, "run", str(pipe2)], cwd=tmp_path,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert later is not None and later.wait(60) == 0
+    assert len(got) == 60 and len(set(got)) == 60
+
+
+def test_resume_skips_what_was_consumed_even_from_a_shuffle_buffer(tmp_path, altflow_bin, web):
+    out = tmp_path / "out"
+    pipe = pipeline(tmp_path / "p.toml", web.url_list("resume", 360, 400), str(out))
+    subprocess.run([altflow_bin, "run", str(pipe)], cwd=tmp_path, check=True,
+                   capture_output=True, timeout=300)
+    data = AltflowDataset(str(out), follow=False, shuffle_buffer=16, seed=3)
+    progress = Progress()
+    first = []
+    for sample in data:
+        progress.update(sample)
+        first.append(sample["__key__"])
+        if len(first) == 17:
+            break  # the buffer still holds samples that were read but not consumed
+    assert progress.state_dict()["partial"]
+    rest = [s["__key__"] for s in AltflowDataset(str(out), follow=False, shuffle_buffer=16,
+                                                  seed=3, resume=progress.state_dict())]
+    assert sorted(first + rest) == sorted(keys_in(str(out)))
+    assert len(first + rest) == 40
+    # A new epoch reads everything again.
+    again = AltflowDataset(str(out), follow=False, resume=progress.state_dict())
+    again.set_epoch(1)
+    assert len(list(again)) == 40

@@ -1,0 +1,73 @@
+"""The reader's parts on their own: announcements, progress, shard ownership."""
+import pytest
+
+from altflow_reader import Progress, decode, encode, owner
+from altflow_reader.announcement import AnnouncementError
+
+
+def test_announcements_round_trip_with_negative_and_large_numbers():
+    fields = {"url": "s3://b/shard-p0001-o000000000010.tar", "index_url": "s3://b/x.parquet",
+              "rows": 10, "bytes": 1 << 40, "partition": -1, "first_offset": 10,
+              "last_offset": (1 << 62) + 5}
+    assert decode(encode(fields)) == fields
+
+
+def test_a_truncated_announcement_is_an_error_naming_the_field():
+    data = encode({"url": "s3://b/shard.tar", "rows": 3})
+    with pytest.raises(AnnouncementError, match="field 1"):
+        decode(data[:5])
+
+
+def test_unknown_fields_are_skipped():
+    extra = bytes([8 * 9 | 2, 3]) + b"abc"  # field 9, length-delimited
+    assert decode(encode({"rows": 4}) + extra)["rows"] == 4
+
+
+def sample(shard, index, rows, epoch=0):
+    return {"__shard__": shard, "__index__": index, "__rows__": rows, "__epoch__": epoch}
+
+
+def test_progress_completes_shards_and_keeps_partial_rows_as_ranges():
+    p = Progress()
+    p.update([sample("a", i, 3) for i in range(3)] + [sample("b", i, 10) for i in (0, 1, 2, 7)])
+    state = p.state_dict()
+    assert state["complete"] == ["a"]
+    assert state["partial"] == {"b": {"rows": 10, "done": [[0, 2], [7, 7]]}}
+    assert Progress(state).consumed("b") == {0, 1, 2, 7}
+
+
+def test_progress_refuses_a_sample_consumed_twice():
+    p = Progress()
+    p.update(sample("a", 0, 2))
+    with pytest.raises(ValueError, match="twice"):
+        p.update(sample("a", 0, 2))
+
+
+def test_progress_takes_a_collated_batch_and_a_new_epoch_starts_afresh():
+    p = Progress()
+    p.update({"__shard__": ["a", "a"], "__index__": [0, 1], "__rows__": [5, 5],
+              "__epoch__": [0, 0]})
+    assert p.consumed("a") == {0, 1}
+    p.update(sample("a", 0, 5, epoch=1))
+    assert p.epoch == 1 and p.consumed("a") == {0}
+
+
+def test_merged_states_hold_every_rank_and_refuse_mixed_epochs():
+    a, b = Progress(), Progress()
+    a.update(sample("x", 0, 2))
+    b.update(sample("x", 1, 2))
+    b.update(sample("y", 0, 4))
+    merged = Progress.merge([a.state_dict(), b.state_dict()])
+    assert merged["partial"]["x"]["done"] == [[0, 1]] and merged["samples"] == 3
+    c = Progress()
+    c.update(sample("z", 0, 1, epoch=2))
+    with pytest.raises(ValueError, match="epochs"):
+        Progress.merge([a.state_dict(), c.state_dict()])
+
+
+def test_ownership_is_a_stable_partition_of_the_shards():
+    names = [f"shard-p{p:04}-o{o:012}" for p in range(4) for o in range(0, 500, 10)]
+    slots = [owner(n, 6) for n in names]
+    assert slots == [owner(n, 6) for n in names]
+    counts = [slots.count(s) for s in range(6)]
+    assert min(counts) > len(names) / 6 / 2, counts
