@@ -128,8 +128,9 @@ def main():
                 last, seen_at_last = now, progress.samples
                 save(args.checkpoint, model, optimizer, progress)
         save(args.checkpoint, model, optimizer, progress)
+        elapsed = time.monotonic() - started
         print(f"epoch {epoch} done: {steps} steps, {len(progress.complete)} shards, "
-              f"{time.monotonic() - started:.1f} s", flush=True)
+              f"{elapsed:.1f} s (the last {args.idle_timeout:g} s waiting for more)", flush=True)
 
 
 def save(path, model, optimizer, progress):

@@ -114,9 +114,8 @@ class Web:
     """scripts/long_tail_web.py with every image fast: IMAGES distinct JPEG samples (640×480) for
     pipelines, in URL lists of any slice."""
 
-    IMAGES = 400
-
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, images: int = 400):
+        self.IMAGES = images
         self.dir = directory
         self.port = free_port()
         script = str(ROOT / "scripts/long_tail_web.py")
@@ -145,7 +144,7 @@ def web(tmp_path_factory):
 
 
 def pipeline(path: Path, url_list: Path, output: str, bus: str = "embedded",
-             extra: str = "") -> Path:
+             extra: str = "", max_side: int = 256, max_records: int = 10) -> Path:
     """A filter → fetch → write pipeline over `url_list` into `output`."""
     path.write_text(f"""stages = ["filter", "fetch", "write"]
 [bus]
@@ -161,10 +160,10 @@ preset = "cc12m"
 min_side = 100
 rare_word_min_count = 0
 [fetch]
-max_side = 256
+max_side = {max_side}
 [write]
 output = "{output}"
-max_records = 10
+max_records = {max_records}
 flush_after = "500ms"
 [[url_lists]]
 path = "{url_list}"
