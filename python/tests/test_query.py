@@ -12,7 +12,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 import pytest
 
-from altflow_reader import storage
+from altflow_reader import AltflowDataset, storage
 from conftest import pipeline
 
 
@@ -122,6 +122,14 @@ def test_select_writes_a_manifest_that_locates_images(altflow_bin, output, tmp_p
         jpg = data[row["jpg_offset"]:row["jpg_offset"] + row["jpg_bytes"]]
         member = tarfile.open(fileobj=io.BytesIO(data)).extractfile(row["key"] + ".jpg").read()
         assert jpg == member and jpg[:2] == b"\xff\xd8"
+    # The reader takes the manifest as a dataset: the same samples, the same bytes.
+    samples = list(AltflowDataset(manifest=str(dest)))
+    assert sorted(s["__key__"] for s in samples) == sorted(manifest["key"].to_pylist())
+    for s in samples[:12]:
+        fs, path = storage.resolve(s["shard_url"])
+        if path in tars:
+            member = tarfile.open(fileobj=io.BytesIO(tars[path])).extractfile(s["key"] + ".jpg")
+            assert s["jpg"] == member.read()
 
 
 def test_bad_sql_and_missing_output_fail_with_the_reason(altflow_bin, output, tmp_path):
