@@ -245,3 +245,162 @@ async fn write_frame(
     writer.close().await.map_err(failed)?;
     Ok(rows)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Candidate, Image, Sample};
+    use crate::writer::index::{IndexBuilder, Placement};
+    use object_store::{ObjectStoreExt, PutPayload};
+
+    fn index(rows: usize, shard: &str) -> Vec<u8> {
+        let mut builder = IndexBuilder::default();
+        for n in 0..rows {
+            let sample = Sample {
+                candidate: Some(Candidate {
+                    id: format!("{shard}-{n}"),
+                    alt: format!("picture {n}"),
+                    ..Default::default()
+                }),
+                image: Some(Image {
+                    jpeg: vec![0xff; 10],
+                    width: 10 + n as u32,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            };
+            let placement = Placement {
+                jpg_offset: 512 * n as u64,
+                partition: 0,
+                offset: n as i64,
+            };
+            builder.push(&sample, &placement);
+        }
+        builder.finish(shard).unwrap()
+    }
+
+    /// An index as written before the `shard` column existed.
+    fn old_index(rows: usize) -> Vec<u8> {
+        use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+        let bytes = bytes::Bytes::from(index(rows, "old.tar"));
+        let reader = ParquetRecordBatchReaderBuilder::try_new(bytes)
+            .unwrap()
+            .build()
+            .unwrap();
+        let batch = reader.into_iter().next().unwrap().unwrap();
+        let without = batch.num_columns() - 1;
+        let old = batch.project(&(0..without).collect::<Vec<_>>()).unwrap();
+        index::encode_parquet(old).unwrap()
+    }
+
+    async fn put(store: &Store, name: &str, bytes: Vec<u8>) {
+        store
+            .inner
+            .put(&store.path(name), PutPayload::from(bytes))
+            .await
+            .unwrap();
+    }
+
+    async fn rows(ctx: &SessionContext, sql: &str) -> Vec<serde_json::Value> {
+        let mut out = Vec::new();
+        print(ctx, sql, Format::Json, &mut out).await.unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn samples_is_every_shard_index_and_nothing_else() {
+        let store = Store::open("memory://", std::iter::empty()).unwrap();
+        put(
+            &store,
+            "shard-p0000-o000000000000.parquet",
+            index(3, "a.tar"),
+        )
+        .await;
+        put(
+            &store,
+            "shard-p0001-o000000000000.parquet",
+            index(2, "b.tar"),
+        )
+        .await;
+        put(&store, "shard-p0002-o000000000000.parquet", old_index(4)).await;
+        // The failures stage's files and the fences are not samples, and do not parse as them.
+        put(
+            &store,
+            "failures/1/00000-000000000000.parquet",
+            b"PAR1 junk".to_vec(),
+        )
+        .await;
+        put(&store, "_fence/p0000/g000000000001", b"0".to_vec()).await;
+        put(
+            &store,
+            "shard-p0000-o000000000000.tar",
+            b"not an index".to_vec(),
+        )
+        .await;
+        let ctx = session(&store).await.unwrap();
+        let got = rows(
+            &ctx,
+            "SELECT count(*) AS n, count(shard) AS named, sum(width) AS w FROM samples",
+        )
+        .await;
+        // Widths 10.., per file: 10+11+12, 10+11, 10+11+12+13 = 100.
+        assert_eq!(got, vec![serde_json::json!({"n": 9, "named": 5, "w": 100})]);
+        let by_shard = rows(
+            &ctx,
+            "SELECT shard, count(*) AS n FROM samples WHERE shard IS NOT NULL \
+             GROUP BY shard ORDER BY shard",
+        )
+        .await;
+        assert_eq!(
+            by_shard,
+            vec![
+                serde_json::json!({"shard": "a.tar", "n": 3}),
+                serde_json::json!({"shard": "b.tar", "n": 2})
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_selection_needs_keys_and_writes_located_rows() {
+        let store = Store::open("memory://", std::iter::empty()).unwrap();
+        put(
+            &store,
+            "shard-p0000-o000000000000.parquet",
+            index(3, "a.tar"),
+        )
+        .await;
+        let ctx = session(&store).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("m.parquet");
+        let dest = dest.to_str().unwrap();
+        let options = Default::default();
+        let err = select(&ctx, &store, "SELECT alt FROM samples", dest, &options)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, QueryError::NoKey(ref c) if c == "alt"),
+            "{err}"
+        );
+        // A key returned twice (as `unnest` would) is one row of the manifest.
+        let sql = "SELECT key FROM samples WHERE width >= 11 UNION ALL \
+                   SELECT key FROM samples WHERE width = 12";
+        assert_eq!(select(&ctx, &store, sql, dest, &options).await.unwrap(), 2);
+        let manifest = session(&store).await.unwrap();
+        manifest
+            .register_parquet("m", dest, Default::default())
+            .await
+            .unwrap();
+        let got = rows(&manifest, "SELECT key, shard_url, jpg_offset FROM m").await;
+        assert_eq!(
+            got,
+            vec![
+                serde_json::json!({"key": "a.tar-1", "shard_url": "memory:///a.tar", "jpg_offset": 512}),
+                serde_json::json!({"key": "a.tar-2", "shard_url": "memory:///a.tar", "jpg_offset": 1024})
+            ]
+        );
+    }
+}
