@@ -190,6 +190,11 @@ class TopicSource:
                     yield fresh
                 if len(passed) == len(partitions):
                     return
+                # A partition with nothing after the watermark never passes it: once the clock
+                # has, the end of every partition is the end of the pass.
+                if (self.until_ms is not None and caught_up and not in_backlog
+                        and time.time() * 1000 >= self.until_ms):
+                    return
                 if not in_backlog and not self.follow:
                     return
                 if (not in_backlog and self.idle_timeout is not None

@@ -175,3 +175,40 @@ def test_resume_skips_what_was_consumed_even_from_a_shuffle_buffer(tmp_path, alt
     again = AltflowDataset(str(out), follow=False, resume=progress.state_dict())
     again.set_epoch(1)
     assert len(list(again)) == 40
+
+
+def test_topic_watermark_bounds_the_epoch_and_skips_what_is_not_a_shard(broker):
+    """Announcements produced here with chosen timestamps: the pass holds those before `until_ms`
+    and ends by itself; the failures stage's files and undecodable messages are not shards."""
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    from altflow_reader import encode
+
+    topic = f"t{uuid.uuid4().hex[:8]}.shards"
+    admin = AdminClient({"bootstrap.servers": broker})
+    admin.create_topics([NewTopic(topic, num_partitions=2, replication_factor=1)])[topic].result(30)
+    producer = Producer({"bootstrap.servers": broker})
+    now = int(time.time() * 1000)
+    before = [f"shard-p0000-o{i:012}" for i in range(0, 50, 10)]
+    after = [f"shard-p0001-o{i:012}" for i in range(0, 30, 10)]
+    for i, name in enumerate(before):
+        producer.produce(topic, encode({"url": f"s3://b/{name}.tar",
+                                        "index_url": f"s3://b/{name}.parquet", "rows": 10}),
+                         key=name, partition=i % 2, timestamp=now - 60_000 + i)
+    producer.produce(topic, encode({"url": "s3://b/failures/1/00000.parquet", "rows": 3}),
+                     partition=0, timestamp=now - 50_000)
+    producer.produce(topic, b"\xff\xff\xff", partition=1, timestamp=now - 50_000)
+    for i, name in enumerate(after):
+        producer.produce(topic, encode({"url": f"s3://b/{name}.tar",
+                                        "index_url": f"s3://b/{name}.parquet", "rows": 10}),
+                         key=name, partition=i % 2, timestamp=now - 10_000 + i)
+    assert producer.flush(30) == 0
+    started = time.monotonic()
+    data = AltflowDataset(brokers=broker, topic=topic, until_ms=now - 30_000)
+    got = [s.name for s in data.shards()]
+    assert sorted(got) == sorted(n + ".tar" for n in before)
+    assert time.monotonic() - started < 20  # ended by the watermark, not by an idle timeout
+    # Without a watermark, the pass ends when the topic has been quiet for idle_timeout.
+    data = AltflowDataset(brokers=broker, topic=topic, idle_timeout=2)
+    assert sorted(s.name for s in data.shards()) == sorted(n + ".tar" for n in before + after)
