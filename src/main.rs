@@ -202,6 +202,13 @@ enum Command {
         /// (Parquet: their index rows and `shard_url`).
         #[arg(long, conflicts_with_all = ["to", "format"])]
         select: Option<String>,
+        /// Copy the samples whose keys the query returns, images and all, into new shards (tars
+        /// and indexes) under this directory or URL: a subset that is an output of its own.
+        #[arg(long, conflicts_with_all = ["to", "format", "select"])]
+        reshard: Option<String>,
+        /// With --reshard: samples per new shard.
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+        shard_rows: u32,
     },
     /// Check a pipeline file without running it; every problem is reported with its key.
     Validate {
@@ -457,7 +464,17 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
             format,
             to,
             select,
-        } => query(sql, output, pipeline, format, to, select).await?,
+            reshard,
+            shard_rows,
+        } => {
+            let destination = Destination {
+                to,
+                select,
+                reshard,
+                shard_rows,
+            };
+            query(sql, output, pipeline, format, destination).await?
+        }
         Command::Validate { pipeline: path } => {
             let pipeline = Pipeline::load(&path)?;
             let stages: Vec<&str> = pipeline.stages.iter().map(|s| s.as_str()).collect();
@@ -524,15 +541,28 @@ fn extract_warc(path: &std::path::Path, counts_only: bool) -> anyhow::Result<()>
     Ok(())
 }
 
+/// Where `altflow query` puts its result, other than the terminal.
+struct Destination {
+    to: Option<String>,
+    select: Option<String>,
+    reshard: Option<String>,
+    shard_rows: u32,
+}
+
 /// `altflow query`.
 async fn query(
     sql: String,
     output: Option<String>,
     pipeline: Option<PathBuf>,
     format: altflow::query::Format,
-    to: Option<String>,
-    select: Option<String>,
+    destination: Destination,
 ) -> anyhow::Result<()> {
+    let Destination {
+        to,
+        select,
+        reshard,
+        shard_rows,
+    } = destination;
     use altflow::query::{self, Format};
     let (output, options) = match (output, pipeline) {
         (Some(output), _) => (output, Default::default()),
@@ -545,6 +575,22 @@ async fn query(
     let store = query::open(&output, &options)?;
     let ctx = query::session(&store).await?;
     let started = std::time::Instant::now();
+    if let Some(destination) = reshard {
+        let rows = query::reshard(
+            &ctx,
+            &store,
+            &sql,
+            &destination,
+            &options,
+            shard_rows as usize,
+        )
+        .await?;
+        eprintln!(
+            "{rows} sample(s) copied to {destination} in {:.2?}",
+            started.elapsed()
+        );
+        return Ok(());
+    }
     let (rows, destination) = match (select, to, format) {
         (Some(destination), _, _) => (
             query::select(&ctx, &store, &sql, &destination, &options).await?,

@@ -53,6 +53,14 @@ pub enum QueryError {
         #[source]
         source: parquet::errors::ParquetError,
     },
+    /// A sample could not be copied by [`reshard`].
+    #[error("copying from {url}: {reason}")]
+    Copy {
+        /// The tar (or store) concerned.
+        url: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// A `--select` query without a `key` column.
     #[error("a selection's query must return a `key` column (it returned: {0})")]
     NoKey(String),
@@ -190,6 +198,13 @@ pub async fn select(
     destination: &str,
     options: &std::collections::BTreeMap<String, String>,
 ) -> Result<u64, QueryError> {
+    let manifest = manifest(ctx, store, sql).await?;
+    write_frame(manifest, destination, options).await
+}
+
+/// The index rows of the samples whose keys `sql` returns, each once, with `shard_url`, in tar
+/// order (by shard, then offset).
+async fn manifest(ctx: &SessionContext, store: &Store, sql: &str) -> Result<DataFrame, QueryError> {
     let keys = ctx.sql(sql).await?;
     let columns: Vec<String> = keys
         .schema()
@@ -204,14 +219,193 @@ pub async fn select(
     // Keys are unique per sample, so the semi join keeps each selected sample once even when the
     // query returned its key several times (`unnest(qa)` does).
     let base = format!("{}/", store.base_url);
-    let manifest = ctx
+    Ok(ctx
         .sql(&format!(
             "SELECT s.*, {} || s.shard AS shard_url FROM {TABLE} s \
              WHERE s.key IN (SELECT key FROM selected) ORDER BY s.shard, s.jpg_offset",
             quote(&base)
         ))
-        .await?;
-    write_frame(manifest, destination, options).await
+        .await?)
+}
+
+/// Copies the samples whose keys `sql` returns into new shards under `destination` (a directory or
+/// object store URL): every member of each sample (`.jpg`, `.txt`, `.json`, `.qa.json`, `.npy`)
+/// into tars of at most `shard_rows` samples, each with its index, named as the writer names them
+/// (`shard-p0000-oNNNNNNNNNNNN`, the offset counting samples), so that everything that reads an
+/// output reads the new one. Memory holds one source tar and one new shard. Returns the number of
+/// samples copied.
+pub async fn reshard(
+    ctx: &SessionContext,
+    store: &Store,
+    sql: &str,
+    destination: &str,
+    options: &std::collections::BTreeMap<String, String>,
+    shard_rows: usize,
+) -> Result<u64, QueryError> {
+    let mut rows = manifest(ctx, store, sql).await?.execute_stream().await?;
+    let out = Store::open(destination, options)?;
+    let mut source: Option<(String, SourceTar)> = None;
+    let mut shard = NewShard::default();
+    let mut copied = 0u64;
+    while let Some(batch) = rows.next().await {
+        let batch = batch?;
+        let keys = string_column(&batch, "key")?;
+        let urls = string_column(&batch, "shard_url")?;
+        for row in 0..batch.num_rows() {
+            let url = urls.value(row);
+            if source.as_ref().is_none_or(|(current, _)| current != url) {
+                source = Some((url.to_string(), SourceTar::fetch(url, options).await?));
+            }
+            let (_, tar) = source.as_ref().expect("set above");
+            let key = keys.value(row);
+            let members = tar.members_of(key).ok_or_else(|| QueryError::Copy {
+                url: url.to_string(),
+                reason: format!("sample {key} is not in it"),
+            })?;
+            let mut jpg_offset = None;
+            for member in members {
+                let offset = shard.tar.append(&member.name, &member.data);
+                if member.name.ends_with(".jpg") {
+                    jpg_offset = Some(offset);
+                }
+            }
+            let jpg_offset = jpg_offset.ok_or_else(|| QueryError::Copy {
+                url: url.to_string(),
+                reason: format!("sample {key} has no .jpg"),
+            })?;
+            shard.rows.push(batch.slice(row, 1));
+            shard.jpg_offsets.push(jpg_offset);
+            copied += 1;
+            if shard.rows.len() >= shard_rows {
+                std::mem::take(&mut shard)
+                    .put(&out, copied - shard_rows as u64)
+                    .await?;
+            }
+        }
+    }
+    let first = copied - shard.rows.len() as u64;
+    shard.put(&out, first).await?;
+    Ok(copied)
+}
+
+fn string_column<'a>(
+    batch: &'a RecordBatch,
+    name: &str,
+) -> Result<&'a datafusion::arrow::array::StringArray, QueryError> {
+    use datafusion::arrow::array::AsArray;
+    batch
+        .column_by_name(name)
+        .and_then(|c| c.as_string_opt::<i32>())
+        .ok_or_else(|| QueryError::Copy {
+            url: String::new(),
+            reason: format!("the manifest has no string column {name}"),
+        })
+}
+
+/// A source shard's tar, read whole, its members by sample key.
+struct SourceTar {
+    members: std::collections::HashMap<String, Vec<crate::writer::tar::Member>>,
+}
+
+impl SourceTar {
+    async fn fetch(
+        url: &str,
+        options: &std::collections::BTreeMap<String, String>,
+    ) -> Result<Self, QueryError> {
+        use object_store::ObjectStoreExt;
+        let (store, path) = Store::open_object(url, options.clone())?;
+        let failed = |reason: String| QueryError::Copy {
+            url: url.to_string(),
+            reason,
+        };
+        let bytes = store
+            .inner
+            .get(&path)
+            .await
+            .map_err(|e| failed(e.to_string()))?
+            .bytes()
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        let mut members: std::collections::HashMap<_, Vec<_>> = Default::default();
+        for member in crate::writer::tar::read_members(&bytes).map_err(|e| failed(e.to_string()))? {
+            // KEY.ext, where the extension may have dots of its own (`KEY.qa.json`).
+            let key = member
+                .name
+                .split('.')
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            members.entry(key).or_default().push(member);
+        }
+        Ok(Self { members })
+    }
+
+    fn members_of(&self, key: &str) -> Option<&[crate::writer::tar::Member]> {
+        self.members.get(key).map(Vec::as_slice)
+    }
+}
+
+/// A shard being filled by [`reshard`].
+#[derive(Default)]
+struct NewShard {
+    tar: crate::writer::tar::TarBuilder,
+    rows: Vec<RecordBatch>,
+    jpg_offsets: Vec<u64>,
+}
+
+impl NewShard {
+    /// Puts the tar, then its index (the writer's order: an index never names a missing tar).
+    async fn put(self, out: &Store, first: u64) -> Result<(), QueryError> {
+        use datafusion::arrow::array::{ArrayRef, StringArray, UInt64Array};
+        use object_store::{ObjectStoreExt, PutPayload};
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let name = format!("shard-p0000-o{first:012}");
+        let tar_name = format!("{name}.tar");
+        let rows = datafusion::arrow::compute::concat_batches(&self.rows[0].schema(), &self.rows)?;
+        let schema = table_schema();
+        let count = rows.num_rows();
+        let columns = schema
+            .fields()
+            .iter()
+            .map(|field| -> Result<ArrayRef, QueryError> {
+                Ok(match field.name().as_str() {
+                    "jpg_offset" => Arc::new(UInt64Array::from(self.jpg_offsets.clone())),
+                    "shard" => Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
+                        tar_name.as_str(),
+                        count,
+                    ))),
+                    other => {
+                        rows.column_by_name(other)
+                            .cloned()
+                            .ok_or_else(|| QueryError::Copy {
+                                url: String::new(),
+                                reason: format!("the manifest has no column {other}"),
+                            })?
+                    }
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let index_name = format!("{name}.parquet");
+        let index =
+            index::encode_parquet(RecordBatch::try_new(schema, columns)?).map_err(|source| {
+                QueryError::Parquet {
+                    path: index_name.clone(),
+                    source,
+                }
+            })?;
+        for (name, bytes) in [(&tar_name, self.tar.finish()), (&index_name, index)] {
+            out.inner
+                .put(&out.path(name), PutPayload::from(bytes))
+                .await
+                .map_err(|e| QueryError::Copy {
+                    url: out.url(name),
+                    reason: e.to_string(),
+                })?;
+        }
+        Ok(())
+    }
 }
 
 /// `text` as a SQL string literal.

@@ -2,6 +2,7 @@
 import io
 import json
 import subprocess
+import sys
 import tarfile
 
 import pyarrow as pa
@@ -13,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from altflow_reader import AltflowDataset, storage
-from conftest import pipeline
+from conftest import ROOT, pipeline
 
 
 def run(altflow_bin, *args, cwd=None):
@@ -143,3 +144,35 @@ def test_bad_sql_and_missing_output_fail_with_the_reason(altflow_bin, output, tm
                            str(tmp_path / "x.parquet"), "SELECT caption FROM samples"],
                           capture_output=True)
     assert done.returncode != 0 and b"key" in done.stderr, done.stderr
+
+
+def test_reshard_copies_a_selection_into_shards_of_its_own(altflow_bin, output, tmp_path):
+    table = indexes(output)
+    dest = tmp_path / "subset"
+    run(altflow_bin, "query", "--output", output, "--reshard", str(dest), "--shard-rows", "7",
+        "SELECT key FROM samples WHERE caption LIKE '%1%'")
+    want = table.filter(pc.match_substring(table["caption"], "1"))
+    assert 7 < want.num_rows < table.num_rows
+    # The new output passes the independent checker: tars, indexes, offsets, members.
+    checked = subprocess.run([sys.executable, str(ROOT / "scripts/check_shards.py"), str(dest)],
+                             capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    copied = indexes_of(dest)
+    assert sorted(copied["key"].to_pylist()) == sorted(want["key"].to_pylist())
+    assert max(len(copied.filter(pc.equal(copied["shard"], s))) for s in
+               set(copied["shard"].to_pylist())) == 7
+    # Every column but the image's place is the source's; the images are the source's bytes.
+    source = {r["key"]: r for r in want.to_pylist()}
+    samples = list(AltflowDataset(str(dest), follow=False))
+    originals = {s["__key__"]: s["jpg"] for s in AltflowDataset(output, follow=False)}
+    for s in samples:
+        row = {k: v for k, v in s.items() if not k.startswith("__") and k != "jpg"}
+        assert {k: v for k, v in row.items() if k not in ("jpg_offset", "shard")} == {
+            k: v for k, v in source[s["key"]].items() if k not in ("jpg_offset", "shard")}
+        assert s["jpg"] == originals[s["key"]]
+    assert len(samples) == want.num_rows
+
+
+def indexes_of(directory):
+    files = sorted(str(p) for p in directory.glob("shard-*.parquet"))
+    return ds.dataset(files, format="parquet").to_table()
