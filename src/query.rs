@@ -487,12 +487,17 @@ mod tests {
         index::encode_parquet(old).unwrap()
     }
 
-    async fn put(store: &Store, name: &str, bytes: Vec<u8>) {
+    /// A memory store holding `objects`.
+    async fn store_with(objects: Vec<(&str, Vec<u8>)>) -> Store {
+        let store = Store::open("memory://", std::iter::empty()).unwrap();
+        for (name, bytes) in objects {
+            store
+                .inner
+                .put(&store.path(name), PutPayload::from(bytes))
+                .await
+                .unwrap();
+        }
         store
-            .inner
-            .put(&store.path(name), PutPayload::from(bytes))
-            .await
-            .unwrap();
     }
 
     async fn rows(ctx: &SessionContext, sql: &str) -> Vec<serde_json::Value> {
@@ -507,33 +512,19 @@ mod tests {
 
     #[tokio::test]
     async fn samples_is_every_shard_index_and_nothing_else() {
-        let store = Store::open("memory://", std::iter::empty()).unwrap();
-        put(
-            &store,
-            "shard-p0000-o000000000000.parquet",
-            index(3, "a.tar"),
-        )
-        .await;
-        put(
-            &store,
-            "shard-p0001-o000000000000.parquet",
-            index(2, "b.tar"),
-        )
-        .await;
-        put(&store, "shard-p0002-o000000000000.parquet", old_index(4)).await;
-        // The failures stage's files and the fences are not samples, and do not parse as them.
-        put(
-            &store,
-            "failures/1/00000-000000000000.parquet",
-            b"PAR1 junk".to_vec(),
-        )
-        .await;
-        put(&store, "_fence/p0000/g000000000001", b"0".to_vec()).await;
-        put(
-            &store,
-            "shard-p0000-o000000000000.tar",
-            b"not an index".to_vec(),
-        )
+        let store = store_with(vec![
+            ("shard-p0000-o000000000000.parquet", index(3, "a.tar")),
+            ("shard-p0001-o000000000000.parquet", index(2, "b.tar")),
+            ("shard-p0002-o000000000000.parquet", old_index(4)),
+            // The failures stage's files and the fences are not samples, and do not parse as
+            // them; nor does a tar.
+            (
+                "failures/1/00000-000000000000.parquet",
+                b"PAR1 junk".to_vec(),
+            ),
+            ("_fence/p0000/g000000000001", b"0".to_vec()),
+            ("shard-p0000-o000000000000.tar", b"not an index".to_vec()),
+        ])
         .await;
         let ctx = session(&store).await.unwrap();
         let got = rows(
@@ -560,12 +551,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_selection_needs_keys_and_writes_located_rows() {
-        let store = Store::open("memory://", std::iter::empty()).unwrap();
-        put(
-            &store,
+        let store = store_with(vec![(
             "shard-p0000-o000000000000.parquet",
             index(3, "a.tar"),
-        )
+        )])
         .await;
         let ctx = session(&store).await.unwrap();
         let dir = tempfile::tempdir().unwrap();
