@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Query time over 1,000 shard indexes: `altflow query` against pyarrow, side by side.
 
-    python3 scripts/bench_query.py [--bin target/release/altflow] [--indexes 1000] [--rows 1000]
+    python3 scripts/bench_query.py --source OUT [--bin target/release/altflow] [--indexes 1000]
+                                   [--rows 1000] [--s3]
 
 Makes an output of INDEXES shard indexes of ROWS rows each (the rows of a real run's indexes,
 repeated with fresh keys, under writer-style names; no tars: queries read only indexes), then runs
 each query ROUNDS times, altflow and pyarrow interleaved, and prints medians and their ratio. Each
 altflow figure is a whole process (start, listing, planning, reading, printing), as a user runs it.
+With --s3 the indexes are uploaded to a bucket on moto_server (127.0.0.1) and both read them there.
 """
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -70,6 +73,7 @@ def main():
     parser.add_argument("--indexes", type=int, default=1000)
     parser.add_argument("--rows", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--s3", action="store_true", help="read the indexes from moto's S3")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         out = Path(work) / "out"
@@ -78,17 +82,36 @@ def main():
         size = sum(f.stat().st_size for f in out.iterdir())
         print(f"{args.indexes} indexes × {args.rows} rows ({size / 1e6:.0f} MB) made in "
               f"{time.monotonic() - made:.0f} s")
+        target, fs, files = str(out), None, sorted(str(p) for p in out.glob("shard-*.parquet"))
+        moto = None
+        if args.s3:
+            sys.path.insert(0, str(ROOT / "python/tests"))
+            from conftest import S3_ENV, free_port, wait_for_port
+            import pyarrow.fs as pafs
+            import urllib.request
+
+            port = free_port()
+            moto = subprocess.Popen(["moto_server", "-H", "127.0.0.1", "-p", str(port)],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            wait_for_port(port, moto, "moto_server")
+            endpoint = f"http://127.0.0.1:{port}"
+            urllib.request.urlopen(urllib.request.Request(f"{endpoint}/bench", method="PUT"))
+            os.environ.update(S3_ENV, AWS_ENDPOINT=endpoint)
+            fs = pafs.S3FileSystem(endpoint_override=f"127.0.0.1:{port}", scheme="http",
+                                   access_key="test", secret_key="test", region="us-east-1")
+            pafs.copy_files(str(out), "bench/out", destination_filesystem=fs)
+            target = "s3://bench/out"
+            files = [f"bench/out/{Path(f).name}" for f in files]
         results = {}
         for name, (sql, arrow) in QUERIES.items():
             ours, theirs = [], []
             for _ in range(args.rounds):
                 t = time.monotonic()
-                subprocess.run([args.bin, "query", "--output", str(out), "--format", "csv", sql],
+                subprocess.run([args.bin, "query", "--output", target, "--format", "csv", sql],
                                check=True, capture_output=True)
                 ours.append(time.monotonic() - t)
                 t = time.monotonic()
-                arrow(ds.dataset(sorted(str(p) for p in out.glob("shard-*.parquet")),
-                                 format="parquet"))
+                arrow(ds.dataset(files, filesystem=fs, format="parquet"))
                 theirs.append(time.monotonic() - t)
             a, b = statistics.median(ours), statistics.median(theirs)
             results[name] = {"altflow_s": round(a, 3), "pyarrow_s": round(b, 3),
@@ -96,6 +119,8 @@ def main():
             print(f"{name:>14}: altflow {a:.3f} s, pyarrow {b:.3f} s, ratio {a / b:.2f}",
                   flush=True)
         print(json.dumps(results))
+        if moto is not None:
+            moto.terminate()
 
 
 if __name__ == "__main__":
