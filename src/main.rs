@@ -177,39 +177,9 @@ enum Command {
     ///
     /// e.g. `altflow query --output out "SELECT count(*), avg(clip_similarity) FROM samples"`.
     /// With `--select DEST` the query names samples by their `key` and DEST receives their full
-    /// index rows and each one's `shard_url`: a manifest a trainer reads without copying images.
-    Query {
-        /// The SQL; the table is `samples`, with the columns of the Parquet index.
-        sql: String,
-        /// The output to read: a directory or an `s3://`, `gs://`, `az://` URL (credentials and
-        /// endpoint from the environment: AWS_*, GOOGLE_*, AZURE_*).
-        #[arg(
-            long,
-            required_unless_present = "pipeline",
-            conflicts_with = "pipeline"
-        )]
-        output: Option<String>,
-        /// Read the output of this pipeline file (`write.output`, with `write.store_options`).
-        #[arg(long)]
-        pipeline: Option<PathBuf>,
-        /// How rows are printed; `parquet` writes a file and needs `--to`.
-        #[arg(long, value_enum, default_value_t = altflow::query::Format::Table)]
-        format: altflow::query::Format,
-        /// Write the rows here (a path or object store URL) instead of printing them.
-        #[arg(long)]
-        to: Option<String>,
-        /// Write a manifest of the samples whose keys the query returns to this path or URL
-        /// (Parquet: their index rows and `shard_url`).
-        #[arg(long, conflicts_with_all = ["to", "format"])]
-        select: Option<String>,
-        /// Copy the samples whose keys the query returns, images and all, into new shards (tars
-        /// and indexes) under this directory or URL: a subset that is an output of its own.
-        #[arg(long, conflicts_with_all = ["to", "format", "select"])]
-        reshard: Option<String>,
-        /// With --reshard: samples per new shard.
-        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
-        shard_rows: u32,
-    },
+    /// index rows and each one's `shard_url`: a manifest a trainer reads without copying images;
+    /// with `--reshard DEST` the samples themselves are copied into new shards under DEST.
+    Query(QueryArgs),
     /// Check a pipeline file without running it; every problem is reported with its key.
     Validate {
         /// Pipeline file.
@@ -457,24 +427,7 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
             }
             score_stdin(config, http, fetch.max_image_bytes).await?
         }
-        Command::Query {
-            sql,
-            output,
-            pipeline,
-            format,
-            to,
-            select,
-            reshard,
-            shard_rows,
-        } => {
-            let destination = Destination {
-                to,
-                select,
-                reshard,
-                shard_rows,
-            };
-            query(sql, output, pipeline, format, destination).await?
-        }
+        Command::Query(args) => query(args).await?,
         Command::Validate { pipeline: path } => {
             let pipeline = Pipeline::load(&path)?;
             let stages: Vec<&str> = pipeline.stages.iter().map(|s| s.as_str()).collect();
@@ -541,28 +494,54 @@ fn extract_warc(path: &std::path::Path, counts_only: bool) -> anyhow::Result<()>
     Ok(())
 }
 
-/// Where `altflow query` puts its result, other than the terminal.
-struct Destination {
+/// The arguments of `altflow query`.
+#[derive(clap::Args)]
+struct QueryArgs {
+    /// The SQL; the table is `samples`, with the columns of the Parquet index.
+    sql: String,
+    /// The output to read: a directory or an `s3://`, `gs://`, `az://` URL (credentials and
+    /// endpoint from the environment: AWS_*, GOOGLE_*, AZURE_*).
+    #[arg(
+        long,
+        required_unless_present = "pipeline",
+        conflicts_with = "pipeline"
+    )]
+    output: Option<String>,
+    /// Read the output of this pipeline file (`write.output`, with `write.store_options`).
+    #[arg(long)]
+    pipeline: Option<PathBuf>,
+    /// How rows are printed; `parquet` writes a file and needs `--to`.
+    #[arg(long, value_enum, default_value_t = altflow::query::Format::Table)]
+    format: altflow::query::Format,
+    /// Write the rows here instead of printing them: a file, or with `--format parquet` also an
+    /// object store URL.
+    #[arg(long)]
     to: Option<String>,
+    /// Write a manifest of the samples whose keys the query returns to this path or URL
+    /// (Parquet: their index rows and `shard_url`).
+    #[arg(long, conflicts_with_all = ["to", "format"])]
     select: Option<String>,
+    /// Copy the samples whose keys the query returns, images and all, into new shards (tars
+    /// and indexes) under this directory or URL: a subset that is an output of its own.
+    #[arg(long, conflicts_with_all = ["to", "format", "select"])]
     reshard: Option<String>,
+    /// With --reshard: samples per new shard.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     shard_rows: u32,
 }
 
 /// `altflow query`.
-async fn query(
-    sql: String,
-    output: Option<String>,
-    pipeline: Option<PathBuf>,
-    format: altflow::query::Format,
-    destination: Destination,
-) -> anyhow::Result<()> {
-    let Destination {
+async fn query(args: QueryArgs) -> anyhow::Result<()> {
+    let QueryArgs {
+        sql,
+        output,
+        pipeline,
+        format,
         to,
         select,
         reshard,
         shard_rows,
-    } = destination;
+    } = args;
     use altflow::query::{self, Format};
     let (output, options) = match (output, pipeline) {
         (Some(output), _) => (output, Default::default()),
