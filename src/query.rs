@@ -198,13 +198,19 @@ pub async fn select(
     destination: &str,
     options: &std::collections::BTreeMap<String, String>,
 ) -> Result<u64, QueryError> {
-    let manifest = manifest(ctx, store, sql).await?;
+    let manifest = manifest(ctx, store, sql, false).await?;
     write_frame(manifest, destination, options).await
 }
 
-/// The index rows of the samples whose keys `sql` returns, each once, with `shard_url`, in tar
-/// order (by shard, then offset).
-async fn manifest(ctx: &SessionContext, store: &Store, sql: &str) -> Result<DataFrame, QueryError> {
+/// The index rows of the samples whose keys `sql` returns, each once, with `shard_url`; `in_tar_order`
+/// sorts them by shard and offset (a sort holds the whole selection: only resharding needs it, to
+/// fetch each source tar once).
+async fn manifest(
+    ctx: &SessionContext,
+    store: &Store,
+    sql: &str,
+    in_tar_order: bool,
+) -> Result<DataFrame, QueryError> {
     let keys = ctx.sql(sql).await?;
     let columns: Vec<String> = keys
         .schema()
@@ -219,10 +225,15 @@ async fn manifest(ctx: &SessionContext, store: &Store, sql: &str) -> Result<Data
     // Keys are unique per sample, so the semi join keeps each selected sample once even when the
     // query returned its key several times (`unnest(qa)` does).
     let base = format!("{}/", store.base_url);
+    let order = if in_tar_order {
+        " ORDER BY s.shard, s.jpg_offset"
+    } else {
+        ""
+    };
     Ok(ctx
         .sql(&format!(
             "SELECT s.*, {} || s.shard AS shard_url FROM {TABLE} s \
-             WHERE s.key IN (SELECT key FROM selected) ORDER BY s.shard, s.jpg_offset",
+             WHERE s.key IN (SELECT key FROM selected){order}",
             quote(&base)
         ))
         .await?)
@@ -242,7 +253,10 @@ pub async fn reshard(
     options: &std::collections::BTreeMap<String, String>,
     shard_rows: usize,
 ) -> Result<u64, QueryError> {
-    let mut rows = manifest(ctx, store, sql).await?.execute_stream().await?;
+    let mut rows = manifest(ctx, store, sql, true)
+        .await?
+        .execute_stream()
+        .await?;
     let out = Store::open(destination, options)?;
     let mut source: Option<(String, SourceTar)> = None;
     let mut shard = NewShard::default();
@@ -252,6 +266,16 @@ pub async fn reshard(
         let keys = string_column(&batch, "key")?;
         let urls = string_column(&batch, "shard_url")?;
         for row in 0..batch.num_rows() {
+            use datafusion::arrow::array::Array;
+            if urls.is_null(row) {
+                return Err(QueryError::Copy {
+                    url: store.base_url.clone(),
+                    reason: format!(
+                        "sample {} is in an index written before indexes named their tar",
+                        keys.value(row)
+                    ),
+                });
+            }
             let url = urls.value(row);
             if source.as_ref().is_none_or(|(current, _)| current != url) {
                 source = Some((url.to_string(), SourceTar::fetch(url, options).await?));
@@ -577,7 +601,11 @@ mod tests {
             .register_parquet("m", dest, Default::default())
             .await
             .unwrap();
-        let got = rows(&manifest, "SELECT key, shard_url, jpg_offset FROM m").await;
+        let got = rows(
+            &manifest,
+            "SELECT key, shard_url, jpg_offset FROM m ORDER BY key",
+        )
+        .await;
         assert_eq!(
             got,
             vec![
