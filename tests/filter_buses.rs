@@ -28,7 +28,7 @@ const CAPTIONS: &[&str] = &[
     "boat",
     "running quickly and happily",
     "red boats on water",
-    "a dog and a dog and a cat at home",
+    "a red dog and a red dog and a dog",
     "a qwxzvbn on the table",
     "click here for a larger image",
     "An employee signals a plane out of the gate at the airport on Tuesday.",

@@ -172,6 +172,24 @@ const FOREIGN_FUNCTION_WORDS: &[&str] = &[
     "mit", "von", "zu", "ist", "een", "het", "van", "och",
 ];
 
+/// English closed-class words — articles, determiners, prepositions, conjunctions, pronouns,
+/// auxiliaries — which repeat in ordinary descriptive captions and so do not count as repetition.
+/// Sorted, for a binary search.
+const FUNCTION_WORDS: &[&str] = &[
+    "a", "about", "above", "across", "after", "against", "along", "among", "an", "and", "any",
+    "are", "around", "as", "at", "be", "been", "before", "behind", "below", "beside", "between",
+    "but", "by", "did", "do", "does", "down", "during", "each", "every", "for", "from", "had",
+    "has", "have", "he", "her", "here", "him", "his", "i", "in", "into", "is", "it", "its", "me",
+    "my", "near", "next", "no", "nor", "not", "of", "off", "on", "onto", "or", "our", "out",
+    "over", "she", "so", "some", "than", "that", "the", "their", "them", "there", "these", "they",
+    "this", "those", "through", "to", "under", "up", "upon", "us", "was", "we", "were", "what",
+    "when", "where", "which", "while", "who", "with", "within", "without", "you", "your",
+];
+
+fn is_function_word(word: &str) -> bool {
+    FUNCTION_WORDS.binary_search(&word).is_ok()
+}
+
 impl TextFilter {
     /// A filter applying `rules`.
     pub fn new(rules: Rules) -> Self {
@@ -259,9 +277,14 @@ impl TextFilter {
             }
         }
         if rules.max_repetition < 1.0 && !lower.is_empty() {
-            let unique: HashSet<&str, RandomState> = lower.iter().map(String::as_str).collect();
-            let repeated = 1.0 - unique.len() as f32 / lower.len() as f32;
-            if repeated > rules.max_repetition {
+            // Repetition of words, not of the function words every English sentence repeats ("a
+            // dog with a ball on a beach"): a content word said again counts, over all words.
+            let mut seen: HashSet<&str, RandomState> = HashSet::default();
+            let repeats = lower
+                .iter()
+                .filter(|w| !is_function_word(w) && !seen.insert(w.as_str()))
+                .count();
+            if repeats as f32 / lower.len() as f32 > rules.max_repetition {
                 reasons.push(Reason::Repetition);
             }
         }
@@ -535,11 +558,45 @@ mod tests {
 
     #[test]
     fn word_repetition_above_a_fifth_is_dropped() {
-        // 10 words, 2 repeats: 0.2 is allowed; 3 repeats are not.
-        let ok = "a dog and a cat play with one ball at home";
+        // 10 words, 2 repeated content words: 0.2 is allowed; 3 are not.
+        let ok = "a dog and a dog and a dog at the beach";
         assert_eq!(reasons(Preset::Cc12m, ok), Vec::<&str>::new());
-        let repeated = "a dog and a dog and a cat at home";
+        let repeated = "a red dog and a red dog and a dog";
         assert_eq!(reasons(Preset::Cc12m, repeated), ["repetition"]);
+    }
+
+    #[test]
+    fn function_words_repeat_in_ordinary_captions_and_spam_still_goes() {
+        for caption in [
+            "a dog with a ball on a beach",
+            "a woman with a hat and a bag in a market",
+            "the house on the hill at the end of the road",
+        ] {
+            assert_eq!(
+                reasons(Preset::Cc12m, caption),
+                Vec::<&str>::new(),
+                "{caption}"
+            );
+        }
+        for spam in [
+            "cheap flights cheap flights cheap",
+            "hd wallpaper wallpaper hd",
+        ] {
+            assert!(
+                reasons(Preset::Cc12m, spam).contains(&"repetition"),
+                "{spam}"
+            );
+        }
+    }
+
+    #[test]
+    fn function_words_are_sorted_and_lower_case() {
+        assert!(FUNCTION_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(
+            FUNCTION_WORDS
+                .iter()
+                .all(|w| w.chars().all(|c| c.is_ascii_lowercase()))
+        );
     }
 
     #[test]

@@ -65,7 +65,8 @@ pub struct Rules {
     pub require_determiner: bool,
     /// Drop captions without a preposition.
     pub require_preposition: bool,
-    /// Largest fraction of words that repeat an earlier word (1: off).
+    /// Largest fraction of words that repeat an earlier content word — function words ("a", "on",
+    /// "the", …) repeat in ordinary captions and are not counted (1: off).
     pub max_repetition: f32,
     /// A word outside the vocabulary is rare until the stream has shown it this often; captions
     /// with a rare word are dropped (0: off).
