@@ -153,26 +153,31 @@ pub async fn print(
         return Ok(rows);
     }
     let mut stream = frame.execute_stream().await?;
-    let mut rows = 0;
     match format {
         Format::Csv => {
             let mut writer = datafusion::arrow::csv::Writer::new(out);
-            while let Some(batch) = stream.next().await {
-                let batch = batch?;
-                rows += batch.num_rows() as u64;
-                writer.write(&batch)?;
-            }
+            drain(&mut stream, |batch| writer.write(batch)).await
         }
         Format::Json => {
             let mut writer = datafusion::arrow::json::LineDelimitedWriter::new(out);
-            while let Some(batch) = stream.next().await {
-                let batch = batch?;
-                rows += batch.num_rows() as u64;
-                writer.write(&batch)?;
-            }
+            let rows = drain(&mut stream, |batch| writer.write(batch)).await?;
             writer.finish()?;
+            Ok(rows)
         }
-        Format::Table | Format::Parquet => unreachable!("handled by the caller"),
+        Format::Table | Format::Parquet => unreachable!("handled above and by the caller"),
+    }
+}
+
+/// Hands every batch of `stream` to `write`; returns the number of rows.
+async fn drain(
+    stream: &mut datafusion::execution::SendableRecordBatchStream,
+    mut write: impl FnMut(&RecordBatch) -> Result<(), datafusion::arrow::error::ArrowError>,
+) -> Result<u64, QueryError> {
+    let mut rows = 0;
+    while let Some(batch) = stream.next().await {
+        let batch = batch?;
+        rows += batch.num_rows() as u64;
+        write(&batch)?;
     }
     Ok(rows)
 }
@@ -264,10 +269,10 @@ pub async fn reshard(
     while let Some(batch) = rows.next().await {
         let batch = batch?;
         let keys = string_column(&batch, "key")?;
-        let urls = string_column(&batch, "shard_url")?;
+        let shards = string_column(&batch, "shard")?;
         for row in 0..batch.num_rows() {
             use datafusion::arrow::array::Array;
-            if urls.is_null(row) {
+            if shards.is_null(row) {
                 return Err(QueryError::Copy {
                     url: store.base_url.clone(),
                     reason: format!(
@@ -276,14 +281,15 @@ pub async fn reshard(
                     ),
                 });
             }
-            let url = urls.value(row);
-            if source.as_ref().is_none_or(|(current, _)| current != url) {
-                source = Some((url.to_string(), SourceTar::fetch(url, options).await?));
+            // The tars are the queried store's own objects: read through it, not their URLs.
+            let name = shards.value(row);
+            if source.as_ref().is_none_or(|(current, _)| current != name) {
+                source = Some((name.to_string(), SourceTar::fetch(store, name).await?));
             }
             let (_, tar) = source.as_ref().expect("set above");
             let key = keys.value(row);
             let members = tar.members_of(key).ok_or_else(|| QueryError::Copy {
-                url: url.to_string(),
+                url: store.url(name),
                 reason: format!("sample {key} is not in it"),
             })?;
             let mut jpg_offset = None;
@@ -294,7 +300,7 @@ pub async fn reshard(
                 }
             }
             let jpg_offset = jpg_offset.ok_or_else(|| QueryError::Copy {
-                url: url.to_string(),
+                url: store.url(name),
                 reason: format!("sample {key} has no .jpg"),
             })?;
             shard.rows.push(batch.slice(row, 1));
@@ -332,19 +338,15 @@ struct SourceTar {
 }
 
 impl SourceTar {
-    async fn fetch(
-        url: &str,
-        options: &std::collections::BTreeMap<String, String>,
-    ) -> Result<Self, QueryError> {
+    async fn fetch(store: &Store, name: &str) -> Result<Self, QueryError> {
         use object_store::ObjectStoreExt;
-        let (store, path) = Store::open_object(url, options.clone())?;
         let failed = |reason: String| QueryError::Copy {
-            url: url.to_string(),
+            url: store.url(name),
             reason,
         };
         let bytes = store
             .inner
-            .get(&path)
+            .get(&store.path(name))
             .await
             .map_err(|e| failed(e.to_string()))?
             .bytes()

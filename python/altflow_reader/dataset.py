@@ -186,6 +186,8 @@ class AltflowDataset(_Base):
                                        self.until_ms, self.kafka_options))
         for source in sources:
             for batch in source.batches():
+                # A shard listed and announced, or announced again (a writer's replay rewrote it
+                # identically), is read once.
                 fresh = [s for s in batch if s.name not in seen]
                 seen.update(s.name for s in fresh)
                 if fresh:

@@ -137,7 +137,6 @@ class TopicSource:
         passed = set()        # partitions past the watermark
         backlog: List[Shard] = []
         in_backlog = True
-        seen = set()
         last_new = time.monotonic()
         try:
             while True:
@@ -169,10 +168,7 @@ class TopicSource:
                                   first_offset=fields["first_offset"],
                                   announced=(message.partition(), message.offset()),
                                   timestamp_ms=stamp)
-                    if shard.name in seen:
-                        continue  # announced again (a writer's replay rewrote it identically)
-                    seen.add(shard.name)
-                    fresh.append(shard)
+                    fresh.append(shard)  # one announced again: the dataset keeps the first
                 now = time.monotonic()
                 if fresh:
                     last_new = now

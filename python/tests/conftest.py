@@ -111,16 +111,16 @@ def s3():
 
 
 class Web:
-    """scripts/long_tail_web.py with every image fast: IMAGES distinct JPEG samples (640×480) for
+    """scripts/long_tail_web.py with every image fast: `images` distinct JPEG samples (640×480) for
     pipelines, in URL lists of any slice."""
 
     def __init__(self, directory: Path, images: int = 400):
-        self.IMAGES = images
+        self.images = images
         self.dir = directory
         self.port = free_port()
         script = str(ROOT / "scripts/long_tail_web.py")
         subprocess.run([sys.executable, script, "plan", "--dir", str(directory), "--images",
-                        str(self.IMAGES), "--hosts", "4", "--port", str(self.port), "--mix",
+                        str(self.images), "--hosts", "4", "--port", str(self.port), "--mix",
                         "fast"], check=True)
         self.lines = (directory / "list.csv").read_text().splitlines()
         self.proc = subprocess.Popen(

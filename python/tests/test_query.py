@@ -87,9 +87,7 @@ def test_filtered_rows_equal_pyarrows_as_csv(altflow_bin, output):
     want = table.filter(pc.match_like(table["caption"], "%number 1%")).select(
         ["key", "caption", "image_url", "shard", "jpg_offset", "jpg_bytes"]).sort_by("key")
     assert 0 < want.num_rows < table.num_rows
-    assert got.to_pylist() == [
-        {k: (int(v) if isinstance(v, int) else v) for k, v in row.items()}
-        for row in want.to_pylist()]
+    assert got.to_pylist() == want.to_pylist()
 
 
 def test_parquet_result_equals_pyarrows_rows(altflow_bin, output, tmp_path):
@@ -108,8 +106,7 @@ def test_select_writes_a_manifest_that_locates_images(altflow_bin, output, tmp_p
     run(altflow_bin, "query", "--output", output, "--select", str(dest),
         "SELECT key FROM samples WHERE source_offset % 3 = 0")
     manifest = pq.read_table(dest)
-    want = table.filter(pc.equal(pc.subtract(table["source_offset"], pc.multiply(
-        pc.divide(table["source_offset"], 3), 3)), 0))
+    want = table.filter(pa.array([o % 3 == 0 for o in table["source_offset"].to_pylist()]))
     assert sorted(manifest["key"].to_pylist()) == sorted(want["key"].to_pylist())
     assert 0 < manifest.num_rows < table.num_rows
     # Every row's image is where the manifest says: the bytes of KEY.jpg in the tar.

@@ -1,8 +1,14 @@
 """The reader's parts on their own: announcements, progress, shard ownership."""
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
 from altflow_reader import Progress, decode, encode, owner
 from altflow_reader.announcement import AnnouncementError
+from conftest import ROOT
 
 
 def test_announcements_round_trip_with_negative_and_large_numbers():
@@ -68,6 +74,12 @@ def test_merged_states_hold_every_rank_and_refuse_mixed_epochs():
 def test_ownership_is_a_stable_partition_of_the_shards():
     names = [f"shard-p{p:04}-o{o:012}" for p in range(4) for o in range(0, 500, 10)]
     slots = [owner(n, 6) for n in names]
-    assert slots == [owner(n, 6) for n in names]
+    # Stable across processes (ranks and workers are processes): Python's own str hash is not.
+    other = subprocess.run(
+        [sys.executable, "-c", "import json, sys; from altflow_reader import owner; "
+         "print(json.dumps([owner(n, 6) for n in json.loads(sys.argv[1])]))", json.dumps(names)],
+        capture_output=True, text=True, check=True,
+        env={**os.environ, "PYTHONHASHSEED": "12345", "PYTHONPATH": str(ROOT / "python")})
+    assert json.loads(other.stdout) == slots
     counts = [slots.count(s) for s in range(6)]
     assert min(counts) > len(names) / 6 / 2, counts
