@@ -104,7 +104,8 @@ enum Command {
     /// Print the filter presets side by side, with the seed and section each value comes from.
     Presets,
     /// Apply a filter preset to candidates read as JSON lines on stdin (`alt`, and optionally
-    /// `image_url`, `page_url`, `width`, `height`, `format`); print one JSON line per input, in
+    /// `image_url`, `page_url`, `width`, `height`, `format`, `dominant`), such as `altflow
+    /// extract` prints; print one JSON line per input, in
     /// order: `decision` (accept or reject), `reasons` (every failed rule), `text` (transformed).
     Filter {
         /// Preset: cc3m, cc12m, alt200m or lait (default: the pipeline's, else cc12m).
@@ -814,10 +815,16 @@ fn filter_stdin(
         .rules()
         .map_err(|e| anyhow::anyhow!("[filter]: {e}"))?;
     let image_rules = rules.image();
+    let dominant_only = rules.dominant_only;
     let mut filter = altflow::filter::TextFilter::new(rules);
     answer_json_lines("alt", |alt, input| {
         let decision = filter.check(alt);
         let mut reasons: Vec<&str> = decision.reasons.iter().map(|r| r.as_str()).collect();
+        // Dominance as `altflow extract` prints it; an input without it is not held against.
+        let dominant = input.get("dominant").and_then(|d| d.as_bool());
+        if dominant_only && dominant == Some(false) {
+            reasons.push(altflow::reason::Reason::NotDominant.as_str());
+        }
         let size = |key: &str| input.get(key).and_then(|v| v.as_u64()).map(|v| v as u32);
         if let (Some(width), Some(height)) = (size("width"), size("height")) {
             let format = input.get("format").and_then(|f| f.as_str()).unwrap_or("");

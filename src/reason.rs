@@ -83,6 +83,8 @@ pub enum Reason {
     Boilerplate,
     /// The image's format is not accepted by the preset.
     Format,
+    /// The image is not one of its page's dominant images (LAIT, `filter.dominant_only`).
+    NotDominant,
     /// The same image (same SHA-256 of its bytes) was already kept with another text.
     DuplicateImage,
     /// An image within the configured perceptual-hash distance of this one was already kept.
@@ -151,6 +153,7 @@ impl Reason {
             Reason::Capitalization => "capitalization",
             Reason::Boilerplate => "boilerplate",
             Reason::Format => "format",
+            Reason::NotDominant => "not_dominant",
             Reason::DuplicateImage => "duplicate_image",
             Reason::NearDuplicate => "near_duplicate",
             Reason::TestSet => "test_set",

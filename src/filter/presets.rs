@@ -106,6 +106,10 @@ pub struct Rules {
     pub min_longer_side: u32,
     /// Largest ratio of longer to shorter side (0: off).
     pub max_aspect: f32,
+    /// Keep only the images the crawler took for their page's dominant ones (the candidate's
+    /// `dominant` flag: declared size, placement, links, repetition across the site), applied by
+    /// the filter stage before any download.
+    pub dominant_only: bool,
 }
 
 impl Rules {
@@ -139,6 +143,7 @@ impl Rules {
             min_side: 401,
             min_longer_side: 0,
             max_aspect: 2.5,
+            dominant_only: false,
         };
         match preset {
             Preset::Cc12m => cc,
@@ -186,6 +191,7 @@ impl Rules {
                 formats: Vec::new(),
                 min_side: 301,
                 max_aspect: 0.0,
+                dominant_only: true,
                 ..cc
             },
         }
@@ -464,6 +470,15 @@ pub const SOURCES: &[(&str, [&str; 4])] = &[
     (
         "max_aspect",
         ["000 §2.2: 2", "000 §2.2: 2.5", "004 §3.1: < 3", "—"],
+    ),
+    (
+        "dominant_only",
+        [
+            "—",
+            "—",
+            "—",
+            "003 §3.1: dominant images by HTML tags and DOM features",
+        ],
     ),
 ];
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::filter::{Rules, TextFilter};
+use crate::reason::Reason;
 use crate::record::Candidate;
 use crate::stage::{Emitter, Input, Stage, StageError};
 use crate::stages::host_key;
@@ -35,8 +36,12 @@ impl Stage for FilterStage {
         batch: Vec<Input<Candidate>>,
         out: &mut Emitter,
     ) -> Result<(), StageError> {
+        let dominant_only = self.filter.rules().dominant_only;
         for Input { mut record, .. } in batch {
-            let decision = self.filter.check(&record.alt);
+            let mut decision = self.filter.check(&record.alt);
+            if dominant_only && !record.dominant {
+                decision.reasons.push(Reason::NotDominant);
+            }
             match decision.reasons.first() {
                 None => {
                     if decision.text != record.alt {
@@ -65,7 +70,6 @@ impl Stage for FilterStage {
 mod tests {
     use super::*;
     use crate::filter::Preset;
-    use crate::reason::Reason;
     use crate::record::Record;
 
     fn input(url: &str, alt: &str) -> Input<Candidate> {
@@ -112,5 +116,27 @@ mod tests {
         assert_eq!(second.alt, "Emma Watson on a red carpet");
         let reject = crate::record::Reject::from_bytes(&messages[3].payload).unwrap();
         assert_eq!(reject.reason, Reason::TooFewWords.as_str());
+    }
+
+    #[tokio::test]
+    async fn lait_keeps_only_dominant_images() {
+        let mut stage = FilterStage::new(Rules::of(Preset::Lait), Arc::from("accepted"));
+        let mut lead = input("https://img.example.com/lead.jpg", "a red barn in a field");
+        lead.record.dominant = true;
+        let logo = input("https://img.example.com/logo.png", "the logo of the farm");
+        let mut out = Emitter::new("filter", Arc::from("rejects"), Arc::from("retry"));
+        stage.process(vec![lead, logo], &mut out).await.unwrap();
+        let (messages, outputs) = out.take();
+        assert_eq!(outputs, 1);
+        let kept = Candidate::from_bytes(&messages[0].payload).unwrap();
+        assert!(kept.image_url.ends_with("lead.jpg"));
+        let reject = crate::record::Reject::from_bytes(&messages[1].payload).unwrap();
+        assert_eq!(reject.reason, Reason::NotDominant.as_str());
+        // The other presets do not ask.
+        let mut cc12m = FilterStage::new(Rules::of(Preset::Cc12m), Arc::from("accepted"));
+        let logo = input("https://img.example.com/logo.png", "the logo of the farm");
+        let mut out = Emitter::new("filter", Arc::from("rejects"), Arc::from("retry"));
+        cc12m.process(vec![logo], &mut out).await.unwrap();
+        assert_eq!(out.take().1, 1);
     }
 }
