@@ -498,7 +498,8 @@ fn extract_warc(path: &std::path::Path, counts_only: bool) -> anyhow::Result<()>
 /// The arguments of `altflow query`.
 #[derive(clap::Args)]
 struct QueryArgs {
-    /// The SQL; the table is `samples`, with the columns of the Parquet index.
+    /// The SQL; the table is `samples`, with the columns of the Parquet index, and the view
+    /// `texts` (`text`, `images`: distinct images per text).
     sql: String,
     /// The output to read: a directory or an `s3://`, `gs://`, `az://` URL (credentials and
     /// endpoint from the environment: AWS_*, GOOGLE_*, AZURE_*).
@@ -529,6 +530,12 @@ struct QueryArgs {
     /// With --reshard: samples per new shard.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     shard_rows: u32,
+    /// Leave out of `samples` every sample whose text (lower case, white space collapsed) came
+    /// with more than this many distinct images anywhere in the output: seed 003's shared-text
+    /// rule counted exactly, as a second pass (`all_samples` keeps every row; the view `texts`
+    /// has each text's image count).
+    #[arg(long)]
+    max_images_per_text: Option<u32>,
 }
 
 /// `altflow query`.
@@ -542,6 +549,7 @@ async fn query(args: QueryArgs) -> anyhow::Result<()> {
         select,
         reshard,
         shard_rows,
+        max_images_per_text,
     } = args;
     use altflow::query::{self, Format};
     let (output, options) = match (output, pipeline) {
@@ -554,6 +562,9 @@ async fn query(args: QueryArgs) -> anyhow::Result<()> {
     };
     let store = query::open(&output, &options)?;
     let ctx = query::session(&store).await?;
+    if let Some(max_images) = max_images_per_text {
+        query::drop_shared_texts(&ctx, max_images).await?;
+    }
     let started = std::time::Instant::now();
     if let Some(destination) = reshard {
         let rows = query::reshard(

@@ -116,8 +116,55 @@ pub async fn session(store: &Store) -> Result<SessionContext, QueryError> {
         .with_listing_options(options)
         .with_schema(table_schema());
     ctx.register_table(TABLE, Arc::new(ListingTable::try_new(config)?))?;
+    texts_view(&ctx, TABLE).await?;
     Ok(ctx)
 }
+
+/// (Re)creates the view [`TEXTS`] over the table `over`.
+async fn texts_view(ctx: &SessionContext, over: &str) -> Result<(), QueryError> {
+    ctx.deregister_table(TEXTS)?;
+    // Distinct (text, image) pairs first, then a count per text: both are plain aggregations.
+    ctx.sql(&format!(
+        "CREATE VIEW {TEXTS} AS SELECT text, count(*) AS images FROM \
+         (SELECT DISTINCT {} AS text, sha256 FROM {over}) GROUP BY text",
+        text_key("alt")
+    ))
+    .await?;
+    Ok(())
+}
+
+/// The view of every text of the output and the number of distinct images (by SHA-256) it came
+/// with.
+pub const TEXTS: &str = "texts";
+
+/// The SQL expression comparing texts as the dedup stage does: `column` in lower case, white
+/// space collapsed.
+fn text_key(column: &str) -> String {
+    format!("lower(regexp_replace(btrim({column}), '\\s+', ' ', 'g'))")
+}
+
+/// Makes `samples` leave out every sample whose text came with more than `max_images` distinct
+/// images anywhere in the output (seed 003: "if too many images have the same description, we will
+/// directly drop all these pairs"). The dedup stage applies the rule while streaming, but only to
+/// what one member's window and sketch see; this second pass counts exactly over everything
+/// written. The count is an aggregation that DataFusion holds by distinct text, not by sample.
+pub async fn drop_shared_texts(ctx: &SessionContext, max_images: u32) -> Result<(), QueryError> {
+    let all = ctx
+        .deregister_table(TABLE)?
+        .expect("session() registered the samples table");
+    ctx.register_table(ALL_SAMPLES, all)?;
+    texts_view(ctx, ALL_SAMPLES).await?;
+    ctx.sql(&format!(
+        "CREATE VIEW {TABLE} AS SELECT * FROM {ALL_SAMPLES} WHERE {} NOT IN \
+         (SELECT text FROM {TEXTS} WHERE images > {max_images})",
+        text_key("alt")
+    ))
+    .await?;
+    Ok(())
+}
+
+/// Every index row, shared texts included, once [`drop_shared_texts`] has narrowed `samples`.
+pub const ALL_SAMPLES: &str = "all_samples";
 
 /// Opens the output `output` (a directory, `file://`, `s3://`, `gs://`, `az://` URL) for reading,
 /// with object_store `options` over those from the environment.
@@ -572,6 +619,80 @@ mod tests {
                 serde_json::json!({"shard": "a.tar", "n": 3}),
                 serde_json::json!({"shard": "b.tar", "n": 2})
             ]
+        );
+    }
+
+    #[tokio::test]
+    async fn shared_texts_are_counted_over_the_whole_output_and_dropped() {
+        // Texts with images, spread over three indexes (as over windows and members): "logo"
+        // comes with 3 distinct images (one of them twice), "a red boat" with 1, "A  Red boat "
+        // is the same text.
+        let index_of = |shard: &str, rows: &[(&str, u8)]| {
+            let mut builder = IndexBuilder::default();
+            for (n, (alt, image)) in rows.iter().enumerate() {
+                let sample = Sample {
+                    candidate: Some(Candidate {
+                        id: format!("{shard}-{n}"),
+                        alt: alt.to_string(),
+                        ..Default::default()
+                    }),
+                    image: Some(Image {
+                        jpeg: vec![0xff; 10],
+                        sha256: vec![*image; 32],
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                };
+                let placement = Placement {
+                    jpg_offset: 512 * n as u64,
+                    partition: 0,
+                    offset: n as i64,
+                };
+                builder.push(&sample, &placement);
+            }
+            builder.finish(shard).unwrap()
+        };
+        let store = store_with(vec![
+            (
+                "shard-p0000-o000000000000.parquet",
+                index_of("a.tar", &[("logo", 1), ("a red boat", 9)]),
+            ),
+            (
+                "shard-p0001-o000000000000.parquet",
+                index_of("b.tar", &[("Logo", 2), ("A  Red boat ", 9)]),
+            ),
+            (
+                "shard-p0002-o000000000000.parquet",
+                index_of("c.tar", &[("logo ", 3), ("LOGO", 1), ("a dog", 4)]),
+            ),
+        ])
+        .await;
+        let ctx = session(&store).await.unwrap();
+        let texts = rows(&ctx, "SELECT text, images FROM texts ORDER BY text").await;
+        assert_eq!(
+            texts,
+            vec![
+                serde_json::json!({"text": "a dog", "images": 1}),
+                serde_json::json!({"text": "a red boat", "images": 1}),
+                serde_json::json!({"text": "logo", "images": 3}),
+            ]
+        );
+        let keys = |ctx: SessionContext| async move {
+            rows(&ctx, "SELECT key FROM samples ORDER BY key")
+                .await
+                .into_iter()
+                .map(|r| r["key"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        };
+        drop_shared_texts(&ctx, 3).await.unwrap();
+        assert_eq!(keys(ctx).await.len(), 7);
+        let ctx = session(&store).await.unwrap();
+        drop_shared_texts(&ctx, 2).await.unwrap();
+        assert_eq!(keys(ctx.clone()).await, ["a.tar-1", "b.tar-1", "c.tar-2"]);
+        // The whole output stays at hand.
+        assert_eq!(
+            rows(&ctx, "SELECT count(*) AS n FROM all_samples").await,
+            vec![serde_json::json!({"n": 7})]
         );
     }
 

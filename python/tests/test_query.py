@@ -173,3 +173,41 @@ def test_reshard_copies_a_selection_into_shards_of_its_own(altflow_bin, output, 
 def indexes_of(directory):
     files = sorted(str(p) for p in directory.glob("shard-*.parquet"))
     return ds.dataset(files, format="parquet").to_table()
+
+
+def test_shared_texts_are_dropped_exactly_across_the_whole_output(altflow_bin, web, tmp_path):
+    """Texts shared by many images, spread over shards and partitions: `--max-images-per-text`
+    leaves out exactly the samples pyarrow finds with a text of more images than that."""
+    import csv
+    rows = list(csv.reader(web.url_list("shared", 200, 260).read_text().splitlines()))
+    header, lines = rows[0], rows[1:]
+    for i, line in enumerate(lines):
+        if i % 6 == 0:  # 10 images with the same text, spelled three ways
+            line[1] = ["The logo of the long tail", "the logo of the long  tail",
+                       "THE LOGO OF THE LONG TAIL "][i % 3]
+        elif i % 6 == 1 and i < 8:  # 2 images with one text
+            line[1] = "a shared picture of the long tail"
+    listed = tmp_path / "shared.csv"
+    with open(listed, "w", newline="") as f:
+        csv.writer(f).writerows([header] + lines)
+    out = str(tmp_path / "out")
+    run(altflow_bin, "run", str(pipeline(tmp_path / "p.toml", listed, out)), cwd=tmp_path)
+    table = indexes_of(tmp_path / "out")
+    assert table.num_rows == 60 and len(set(table["shard"].to_pylist())) >= 6
+    key = pc.utf8_lower(pc.utf8_trim_whitespace(
+        pc.replace_substring_regex(table["alt"], r"\s+", " ")))
+    images = {}
+    for text, sha in zip(key.to_pylist(), table["sha256"].to_pylist()):
+        images.setdefault(text, set()).add(sha)
+    # The server's pictures repeat, so the counts are of distinct images, as pyarrow finds them.
+    logo, shared = (len(images["the logo of the long tail"]),
+                    len(images["a shared picture of the long tail"]))
+    assert logo > shared > 1, (logo, shared)
+    for limit in (shared - 1, shared, logo - 1, logo):
+        want = sorted(k for k, t in zip(table["key"].to_pylist(), key.to_pylist())
+                      if len(images[t]) <= limit)
+        got = run(altflow_bin, "query", "--output", out, "--max-images-per-text", str(limit),
+                  "--format", "csv", "SELECT key FROM samples ORDER BY key").decode().split()[1:]
+        assert got == want, limit
+    [row] = query_json(altflow_bin, out, "SELECT images FROM texts WHERE text LIKE 'the logo%'")
+    assert row == {"images": logo}

@@ -16,7 +16,8 @@
 //! What "already kept" and a text's image count remember is bounded (a fixed number of recent images,
 //! a count-min sketch of texts) and per member: an image's texts meet only within one window, and a
 //! text's images spread over the members owning them. Kept pairs go on keyed by sample id, as the
-//! writer's own dedup needs.
+//! writer's own dedup needs. The shared-text rule counted exactly, over everything written, is a
+//! second pass: `altflow query --max-images-per-text N` (see [`crate::query::drop_shared_texts`]).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
