@@ -291,17 +291,25 @@ impl TextFilter {
             reasons.push(Reason::Language);
         }
         if rules.require_noun || rules.require_determiner || rules.require_preposition {
-            let tags = self.tagger.tag_tokens(&tokens);
-            let has = |names: &[&str]| tags.iter().any(|t| names.contains(&self.tagger.name(*t)));
-            if rules.require_noun && !has(&["NN", "NNS", "NNP", "NNPS"]) {
+            // One pass over the tags, each tag's name compared once.
+            let (mut noun, mut determiner, mut preposition) = (false, false, false);
+            for tag in self.tagger.tag_tokens(&tokens) {
+                match self.tagger.name(tag) {
+                    "NN" | "NNS" | "NNP" | "NNPS" => noun = true,
+                    // Possessives determine a noun as articles do ("with her new puppy"): English
+                    // grammars call them possessive determiners.
+                    "DT" | "PDT" | "WDT" | "PRP$" => determiner = true,
+                    "IN" => preposition = true,
+                    _ => {}
+                }
+            }
+            if rules.require_noun && !noun {
                 reasons.push(Reason::NoNoun);
             }
-            // Possessives determine a noun as articles do ("with her new puppy"): English grammars
-            // call them possessive determiners.
-            if rules.require_determiner && !has(&["DT", "PDT", "WDT", "PRP$"]) {
+            if rules.require_determiner && !determiner {
                 reasons.push(Reason::NoDeterminer);
             }
-            if rules.require_preposition && !has(&["IN"]) {
+            if rules.require_preposition && !preposition {
                 reasons.push(Reason::NoPreposition);
             }
         }
