@@ -149,10 +149,15 @@ fn text_key(column: &str) -> String {
 /// what one member's window and sketch see; this second pass counts exactly over everything
 /// written. The count is an aggregation that DataFusion holds by distinct text, not by sample.
 pub async fn drop_shared_texts(ctx: &SessionContext, max_images: u32) -> Result<(), QueryError> {
-    let all = ctx
-        .deregister_table(TABLE)?
-        .expect("session() registered the samples table");
-    ctx.register_table(ALL_SAMPLES, all)?;
+    if ctx.table_exist(ALL_SAMPLES)? {
+        // Narrowed before: only the limit changes.
+        ctx.deregister_table(TABLE)?;
+    } else {
+        let all = ctx.deregister_table(TABLE)?.ok_or_else(|| {
+            DataFusionError::Plan(format!("no table `{TABLE}`: not a session() of an output"))
+        })?;
+        ctx.register_table(ALL_SAMPLES, all)?;
+    }
     texts_view(ctx, ALL_SAMPLES).await?;
     ctx.sql(&format!(
         "CREATE VIEW {TABLE} AS SELECT * FROM {ALL_SAMPLES} WHERE {} NOT IN \
@@ -687,6 +692,8 @@ mod tests {
         drop_shared_texts(&ctx, 3).await.unwrap();
         assert_eq!(keys(ctx).await.len(), 7);
         let ctx = session(&store).await.unwrap();
+        drop_shared_texts(&ctx, 1).await.unwrap();
+        // Narrowing again changes the limit, over every row.
         drop_shared_texts(&ctx, 2).await.unwrap();
         assert_eq!(keys(ctx.clone()).await, ["a.tar-1", "b.tar-1", "c.tar-2"]);
         // The whole output stays at hand.

@@ -273,8 +273,8 @@ impl TextFilter {
             .collect();
         let lower: Vec<String> = words.iter().map(|(t, _)| t.text.to_lowercase()).collect();
         let lower_text = text.to_lowercase();
-        // The alphabetic words, each with whether it is known (to the vocabulary, or replaced by a
-        // name token) and whether it is replaced: the language and vocabulary rules ask.
+        // The alphabetic words, each with whether it is known (to the vocabulary, or part of a name
+        // the preset replaces by a token): the language and vocabulary rules ask.
         let alphabetic: Vec<(&str, bool)> = lower
             .iter()
             .zip(&words)
