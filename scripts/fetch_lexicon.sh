@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rebuilds data/lexicon/ (compiled into altflow for the filter's tagger, vocabulary and name lists)
-# from the PyPI packages it comes from. The files are committed, so a build needs no network; this
+# from the PyPI and Debian packages it comes from. The files are committed, so a build needs no network; this
 # script documents where they come from and refreshes them.
 #
 #   textblob 0.20.1 (MIT; data from pattern, BSD, and TweetNLP, CC-BY 3.0):
@@ -9,6 +9,8 @@
 #     en-spelling.txt (word counts from Norvig's big.txt)
 #   names 0.3.0 (MIT; US Census 1990 name frequencies, public domain):
 #     first-names.txt, last-names.txt (one lowercase name per line, most frequent first)
+#   Debian's wamerican-large 2020.12.07 (SCOWL size 70, Kevin Atkinson's permissive license):
+#     en-words.txt (the dictionary's words lower-cased, without possessives), LICENSE-scowl
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -31,5 +33,15 @@ with tarfile.open(next(work.glob("names-*.tar.gz"))) as sdist:
     first = list(dict.fromkeys(names("dist.male.first") + names("dist.female.first")))
     (out / "first-names.txt").write_text("\n".join(first) + "\n")
     (out / "last-names.txt").write_text("\n".join(names("dist.all.last")) + "\n")
+PY
+# SCOWL through Debian's package (apt's download needs no root and installs nothing).
+(cd "$work" && apt-get download wamerican-large >/dev/null)
+dpkg-deb -x "$work"/wamerican-large_*.deb "$work/scowl"
+cp "$work/scowl/usr/share/doc/wamerican-large/copyright" data/lexicon/LICENSE-scowl
+python3 - "$work/scowl/usr/share/dict/american-english-large" data/lexicon/en-words.txt <<'PY'
+import sys
+words = (line.strip().lower() for line in open(sys.argv[1], encoding="utf-8"))
+words = dict.fromkeys(w for w in words if w and "'" not in w)
+open(sys.argv[2], "w", encoding="utf-8").write("\n".join(words) + "\n")
 PY
 ls -l data/lexicon

@@ -525,20 +525,17 @@ mod tests {
     use crate::writer::index::{IndexBuilder, Placement};
     use object_store::{ObjectStoreExt, PutPayload};
 
-    fn index(rows: usize, shard: &str) -> Vec<u8> {
+    /// An index of `shard` whose rows are the given alt texts with their images.
+    fn index_from(shard: &str, rows: impl IntoIterator<Item = (String, Image)>) -> Vec<u8> {
         let mut builder = IndexBuilder::default();
-        for n in 0..rows {
+        for (n, (alt, image)) in rows.into_iter().enumerate() {
             let sample = Sample {
                 candidate: Some(Candidate {
                     id: format!("{shard}-{n}"),
-                    alt: format!("picture {n}"),
+                    alt,
                     ..Default::default()
                 }),
-                image: Some(Image {
-                    jpeg: vec![0xff; 10],
-                    width: 10 + n as u32,
-                    ..Default::default()
-                }),
+                image: Some(image),
                 ..Default::default()
             };
             let placement = Placement {
@@ -549,6 +546,20 @@ mod tests {
             builder.push(&sample, &placement);
         }
         builder.finish(shard).unwrap()
+    }
+
+    fn index(rows: usize, shard: &str) -> Vec<u8> {
+        index_from(
+            shard,
+            (0..rows).map(|n| {
+                let image = Image {
+                    jpeg: vec![0xff; 10],
+                    width: 10 + n as u32,
+                    ..Default::default()
+                };
+                (format!("picture {n}"), image)
+            }),
+        )
     }
 
     /// An index as written before the `shard` column existed.
@@ -633,29 +644,17 @@ mod tests {
         // comes with 3 distinct images (one of them twice), "a red boat" with 1, "A  Red boat "
         // is the same text.
         let index_of = |shard: &str, rows: &[(&str, u8)]| {
-            let mut builder = IndexBuilder::default();
-            for (n, (alt, image)) in rows.iter().enumerate() {
-                let sample = Sample {
-                    candidate: Some(Candidate {
-                        id: format!("{shard}-{n}"),
-                        alt: alt.to_string(),
-                        ..Default::default()
-                    }),
-                    image: Some(Image {
+            index_from(
+                shard,
+                rows.iter().map(|&(alt, image)| {
+                    let image = Image {
                         jpeg: vec![0xff; 10],
-                        sha256: vec![*image; 32],
+                        sha256: vec![image; 32],
                         ..Default::default()
-                    }),
-                    ..Default::default()
-                };
-                let placement = Placement {
-                    jpg_offset: 512 * n as u64,
-                    partition: 0,
-                    offset: n as i64,
-                };
-                builder.push(&sample, &placement);
-            }
-            builder.finish(shard).unwrap()
+                    };
+                    (alt.to_string(), image)
+                }),
+            )
         };
         let store = store_with(vec![
             (

@@ -154,8 +154,8 @@ fn stateless_decisions_match_across_four_partitions() {
 
 #[test]
 fn a_word_crossing_the_rare_threshold_is_decided_alike_in_one_partition() {
-    // "mangosteen" is outside the vocabulary: cc12m calls it rare below 20 sightings.
-    let captions = vec!["a mangosteen on a wooden plate"; 25];
+    // "jabuticaba" is outside the vocabulary: cc12m calls it rare below 20 sightings.
+    let captions = vec!["a jabuticaba on a wooden plate"; 25];
     let outcomes = assert_same_on_both_buses(1, &captions);
     if outcomes.is_empty() {
         return;

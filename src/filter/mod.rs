@@ -87,7 +87,8 @@ impl ImageRules {
     }
 }
 
-/// Known English words: the tagger's lexicon, the spelling list and the census names, lower-cased.
+/// Known English words: the tagger's lexicon, the spelling list, SCOWL's dictionary words (size 70,
+/// `en-words.txt`) and the census names, lower-cased.
 /// Stands in for the seeds' vocabularies (ALT200M: English Wikipedia unigrams seen ≥ 5 times).
 pub struct Vocabulary {
     words: HashSet<Box<str>, RandomState>,
@@ -106,6 +107,9 @@ impl Vocabulary {
             let words = first_column(include_str!("../../data/lexicon/en-lexicon.txt"))
                 .chain(first_column(include_str!(
                     "../../data/lexicon/en-spelling.txt"
+                )))
+                .chain(first_column(include_str!(
+                    "../../data/lexicon/en-words.txt"
                 )))
                 .chain(first_column(include_str!(
                     "../../data/lexicon/first-names.txt"
@@ -654,9 +658,9 @@ mod tests {
 
     #[test]
     fn a_rare_word_becomes_common_after_the_presets_count() {
-        // "mangosteen": absent from the vocabulary; CC3M calls it rare below 5 sightings, CC12M
+        // "jabuticaba": absent from the vocabulary; CC3M calls it rare below 5 sightings, CC12M
         // below 20 (seed 000 §2.2).
-        let alt = "a mangosteen on a wooden plate";
+        let alt = "a jabuticaba on a wooden plate";
         for (preset, threshold) in [(Preset::Cc3m, 5), (Preset::Cc12m, 20)] {
             let mut filter = filter(preset);
             for seen in 1..=threshold {
