@@ -428,7 +428,22 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
             }
             score_stdin(config, http, fetch.max_image_bytes).await?
         }
-        Command::Query(args) => query(args).await?,
+        Command::Query(args) => {
+            let memory_mb = args.memory_mb;
+            query(args).await.map_err(|e| {
+                // DataFusion's message names the operator, not the flag that sets its budget.
+                if e.chain()
+                    .any(|c| c.to_string().contains("Resources exhausted"))
+                {
+                    e.context(format!(
+                        "the query needs more memory than --memory-mb {memory_mb} lets it hold \
+                         and cannot spill what it holds: give it more (0: unbounded)"
+                    ))
+                } else {
+                    e
+                }
+            })?
+        }
         Command::Validate { pipeline: path } => {
             let pipeline = Pipeline::load(&path)?;
             let stages: Vec<&str> = pipeline.stages.iter().map(|s| s.as_str()).collect();
@@ -536,6 +551,14 @@ struct QueryArgs {
     /// has each text's image count).
     #[arg(long)]
     max_images_per_text: Option<u32>,
+    /// Memory the query may hold, in MiB (0: unbounded). Past it, sorts, aggregations and joins
+    /// spill to disk, so that a pass over an output of any size holds this much; a query whose
+    /// operator cannot spill fails with "Resources exhausted" and may be given more.
+    #[arg(long, default_value_t = 2048)]
+    memory_mb: usize,
+    /// Where spill files go (default: the system's temporary directory).
+    #[arg(long)]
+    spill_dir: Option<std::path::PathBuf>,
 }
 
 /// `altflow query`.
@@ -550,6 +573,8 @@ async fn query(args: QueryArgs) -> anyhow::Result<()> {
         reshard,
         shard_rows,
         max_images_per_text,
+        memory_mb,
+        spill_dir,
     } = args;
     use altflow::query::{self, Format};
     let (output, options) = match (output, pipeline) {
@@ -561,7 +586,11 @@ async fn query(args: QueryArgs) -> anyhow::Result<()> {
         (None, None) => bail!("give --output DIR|URL or --pipeline FILE"),
     };
     let store = query::open(&output, &options)?;
-    let ctx = query::session(&store).await?;
+    let limits = query::Limits {
+        memory: (memory_mb > 0).then_some(memory_mb << 20),
+        spill_dir,
+    };
+    let ctx = query::session(&store, &limits).await?;
     if let Some(max_images) = max_images_per_text {
         query::drop_shared_texts(&ctx, max_images).await?;
     }

@@ -6,6 +6,8 @@
 //! that a trainer reads a subset chosen by SQL without any image being copied (the rows'
 //! `jpg_offset` and `jpg_bytes` are a range request into `shard_url`).
 
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use datafusion::arrow::array::RecordBatch;
@@ -15,7 +17,9 @@ use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
 use datafusion::error::DataFusionError;
-use datafusion::prelude::{DataFrame, SessionContext};
+use datafusion::execution::memory_pool::{FairSpillPool, TrackConsumersPool};
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
 use futures::StreamExt;
 use parquet::arrow::AsyncArrowWriter;
 use parquet::basic::Compression;
@@ -93,13 +97,53 @@ fn table_schema() -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
-/// A DataFusion session with the table `samples` over the shard indexes of `store`.
+/// How much memory a query may hold, and where what does not fit goes.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Bytes that DataFusion's operators may hold together. Past it, sorts and aggregations (the
+    /// shared-text count among them) spill to disk; an operator that cannot spill (a hash join's
+    /// build side, `array_agg`) fails with "Resources exhausted". `None`: unbounded.
+    pub memory: Option<usize>,
+    /// Where spill files go (`None`: the system's temporary directory).
+    pub spill_dir: Option<PathBuf>,
+}
+
+/// A DataFusion session with the table `samples` over the shard indexes of `store`, its memory
+/// bounded by `limits`.
 ///
 /// The store is registered under a URL of its own, so a local directory and a cloud prefix are
 /// read alike; only the top level is listed and only `shard-*.parquet` is taken, so the failures
 /// stage's files (under `failures/`) and the writers' fences (`_fence/`) stay out.
-pub async fn session(store: &Store) -> Result<SessionContext, QueryError> {
-    let ctx = SessionContext::new();
+pub async fn session(store: &Store, limits: &Limits) -> Result<SessionContext, QueryError> {
+    let mut runtime = RuntimeEnvBuilder::new();
+    let mut config = SessionConfig::new();
+    if let Some(bytes) = limits.memory {
+        // The fair pool gives each spilling operator an equal share, so that one aggregation
+        // cannot starve the sort after it; the tracking wrapper names the top consumers when the
+        // limit is hit.
+        let pool = TrackConsumersPool::new(
+            FairSpillPool::new(bytes),
+            NonZeroUsize::new(3).expect("a constant"),
+        );
+        runtime = runtime.with_memory_pool(Arc::new(pool));
+        // The pool is shared fairly by every spilling operator of a plan (a dozen for the
+        // shared-text pass on two cores), and each must hold at least one batch, twice over
+        // while it sorts it. Batches of 8,192 rows of 1 KB texts would want 16 MB each, so a
+        // small limit takes smaller batches: a 32nd of the limit at 1 KB a row.
+        let rows = (bytes >> 15).clamp(64, 8192);
+        config = config.with_batch_size(rows);
+        // Each sort also sets aside this much for merging what it spilled (10 MB by default,
+        // more than a small limit holds in all).
+        let merge = (bytes / 16).min(10 << 20);
+        config = config.set_u64(
+            "datafusion.execution.sort_spill_reservation_bytes",
+            merge as u64,
+        );
+    }
+    if let Some(dir) = &limits.spill_dir {
+        runtime = runtime.with_temp_file_path(dir);
+    }
+    let ctx = SessionContext::new_with_config_rt(config, runtime.build_arc()?);
     let root = Url::parse("altflow-output://store/").expect("a constant URL");
     ctx.register_object_store(&root, store.inner.clone());
     let prefix = store.prefix.as_ref();
@@ -147,7 +191,9 @@ fn text_key(column: &str) -> String {
 /// images anywhere in the output (seed 003: "if too many images have the same description, we will
 /// directly drop all these pairs"). The dedup stage applies the rule while streaming, but only to
 /// what one member's window and sketch see; this second pass counts exactly over everything
-/// written. The count is an aggregation that DataFusion holds by distinct text, not by sample.
+/// written. The count is an aggregation by distinct text and image, which spills to disk past the
+/// session's memory limit ([`Limits`]); the join that leaves the shared texts out holds those texts
+/// only.
 pub async fn drop_shared_texts(ctx: &SessionContext, max_images: u32) -> Result<(), QueryError> {
     if ctx.table_exist(ALL_SAMPLES)? {
         // Narrowed before: only the limit changes.
@@ -159,10 +205,15 @@ pub async fn drop_shared_texts(ctx: &SessionContext, max_images: u32) -> Result<
         ctx.register_table(ALL_SAMPLES, all)?;
     }
     texts_view(ctx, ALL_SAMPLES).await?;
+    // The shared texts build the join's hash table and the samples stream past it: memory
+    // grows with the number of shared texts, not of samples. (Written as a right anti join so
+    // that the small side is the build side; the plain NOT IN is a null-aware anti join that
+    // builds on the samples.) A sample without text matches nothing and stays.
     ctx.sql(&format!(
-        "CREATE VIEW {TABLE} AS SELECT * FROM {ALL_SAMPLES} WHERE {} NOT IN \
-         (SELECT text FROM {TEXTS} WHERE images > {max_images})",
-        text_key("alt")
+        "CREATE VIEW {TABLE} AS SELECT s.* FROM \
+         (SELECT text FROM {TEXTS} WHERE images > {max_images}) t \
+         RIGHT ANTI JOIN {ALL_SAMPLES} s ON t.text = {}",
+        text_key("s.alt")
     ))
     .await?;
     Ok(())
@@ -615,7 +666,7 @@ mod tests {
             ("shard-p0000-o000000000000.tar", b"not an index".to_vec()),
         ])
         .await;
-        let ctx = session(&store).await.unwrap();
+        let ctx = session(&store, &Limits::default()).await.unwrap();
         let got = rows(
             &ctx,
             "SELECT count(*) AS n, count(shard) AS named, sum(width) AS w FROM samples",
@@ -671,7 +722,7 @@ mod tests {
             ),
         ])
         .await;
-        let ctx = session(&store).await.unwrap();
+        let ctx = session(&store, &Limits::default()).await.unwrap();
         let texts = rows(&ctx, "SELECT text, images FROM texts ORDER BY text").await;
         assert_eq!(
             texts,
@@ -690,7 +741,7 @@ mod tests {
         };
         drop_shared_texts(&ctx, 3).await.unwrap();
         assert_eq!(keys(ctx).await.len(), 7);
-        let ctx = session(&store).await.unwrap();
+        let ctx = session(&store, &Limits::default()).await.unwrap();
         drop_shared_texts(&ctx, 1).await.unwrap();
         // Narrowing again changes the limit, over every row.
         drop_shared_texts(&ctx, 2).await.unwrap();
@@ -703,13 +754,81 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_shared_text_pass_holds_to_its_memory_limit() {
+        // 160,000 samples over four indexes (as from four members), every text long and
+        // distinct but "logo", which comes with 5 distinct images: the distinct (text, image)
+        // pairs alone take ~60 MB, four times the limit: the count spills, and the join holds
+        // the one shared text (a join building on the samples fails here).
+        const PER_INDEX: usize = 40_000;
+        let filler = "a long description of a picture that no other sample shares ".repeat(5);
+        let mut objects = Vec::new();
+        for member in 0..4u8 {
+            let shard = format!("m{member}.tar");
+            let rows = (0..PER_INDEX).map(|n| {
+                let logo = n == 0 || (member == 0 && n == 1);
+                let alt = if logo {
+                    "logo".to_string()
+                } else {
+                    format!("{member} {n} {filler}")
+                };
+                let mut sha256 = vec![member; 32];
+                sha256[..8].copy_from_slice(&(n as u64).to_le_bytes());
+                let image = Image {
+                    jpeg: vec![0xff; 10],
+                    sha256,
+                    ..Default::default()
+                };
+                (alt, image)
+            });
+            let name = format!("shard-p000{member}-o000000000000.parquet");
+            objects.push((name, index_from(&shard, rows)));
+        }
+        let store = store_with(
+            objects
+                .iter()
+                .map(|(n, b)| (n.as_str(), b.clone()))
+                .collect(),
+        )
+        .await;
+        let spill = tempfile::tempdir().unwrap();
+        let limits = Limits {
+            memory: Some(16 << 20),
+            spill_dir: Some(spill.path().to_path_buf()),
+        };
+        let ctx = session(&store, &limits).await.unwrap();
+        // The limit is real: an aggregation that cannot spill fails under it.
+        let err = print(
+            &ctx,
+            "SELECT array_agg(alt) FROM samples",
+            Format::Json,
+            &mut Vec::new(),
+        )
+        .await
+        .unwrap_err();
+        assert!(err.to_string().contains("Resources exhausted"), "{err}");
+        assert_eq!(
+            rows(&ctx, "SELECT count(*) AS n FROM texts WHERE images > 4").await,
+            vec![serde_json::json!({"n": 1})]
+        );
+        drop_shared_texts(&ctx, 4).await.unwrap();
+        assert_eq!(
+            rows(
+                &ctx,
+                "SELECT count(*) AS n, count(*) FILTER (WHERE alt = 'logo') AS logos FROM samples"
+            )
+            .await,
+            vec![serde_json::json!({"n": 4 * PER_INDEX - 5, "logos": 0})]
+        );
+    }
+
+    #[tokio::test]
     async fn a_selection_needs_keys_and_writes_located_rows() {
         let store = store_with(vec![(
             "shard-p0000-o000000000000.parquet",
             index(3, "a.tar"),
         )])
         .await;
-        let ctx = session(&store).await.unwrap();
+        let ctx = session(&store, &Limits::default()).await.unwrap();
         let dir = tempfile::tempdir().unwrap();
         let dest = dir.path().join("m.parquet");
         let dest = dest.to_str().unwrap();
@@ -725,7 +844,7 @@ mod tests {
         let sql = "SELECT key FROM samples WHERE width >= 11 UNION ALL \
                    SELECT key FROM samples WHERE width = 12";
         assert_eq!(select(&ctx, &store, sql, dest, &options).await.unwrap(), 2);
-        let manifest = session(&store).await.unwrap();
+        let manifest = session(&store, &Limits::default()).await.unwrap();
         manifest
             .register_parquet("m", dest, Default::default())
             .await

@@ -141,6 +141,11 @@ def test_bad_sql_and_missing_output_fail_with_the_reason(altflow_bin, output, tm
                            str(tmp_path / "x.parquet"), "SELECT caption FROM samples"],
                           capture_output=True)
     assert done.returncode != 0 and b"key" in done.stderr, done.stderr
+    # An aggregation that cannot spill, over ~20 MB with 1 MiB allowed: the error names the flag.
+    done = subprocess.run([altflow_bin, "query", "--output", output, "--memory-mb", "1",
+                           "SELECT array_agg(repeat(alt, 5000)) FROM samples"],
+                          capture_output=True)
+    assert done.returncode != 0 and b"--memory-mb 1" in done.stderr, done.stderr
 
 
 def test_reshard_copies_a_selection_into_shards_of_its_own(altflow_bin, output, tmp_path):
@@ -208,6 +213,11 @@ def test_shared_texts_are_dropped_exactly_across_the_whole_output(altflow_bin, w
                       if len(images[t]) <= limit)
         got = run(altflow_bin, "query", "--output", out, "--max-images-per-text", str(limit),
                   "--format", "csv", "SELECT key FROM samples ORDER BY key").decode().split()[1:]
+        assert got == want, limit
+        # The same under the smallest memory limit (the plan with a sort-merge join).
+        got = run(altflow_bin, "query", "--output", out, "--max-images-per-text", str(limit),
+                  "--memory-mb", "1", "--format", "csv",
+                  "SELECT key FROM samples ORDER BY key").decode().split()[1:]
         assert got == want, limit
     [row] = query_json(altflow_bin, out, "SELECT images FROM texts WHERE text LIKE 'the logo%'")
     assert row == {"images": logo}
