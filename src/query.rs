@@ -126,9 +126,9 @@ pub async fn session(store: &Store, limits: &Limits) -> Result<SessionContext, Q
             NonZeroUsize::new(3).expect("a constant"),
         );
         runtime = runtime.with_memory_pool(Arc::new(pool));
-        // The pool is shared fairly by every spilling operator of a plan (a dozen for the
-        // shared-text pass on two cores), and each must hold at least one batch, twice over
-        // while it sorts it. Batches of 8,192 rows of 1 KB texts would want 16 MB each, so a
+        // The pool is shared fairly by every spilling operator of a plan (several for each
+        // partition in the shared-text pass), and each must hold at least one batch, twice
+        // over while it sorts it. Batches of 8,192 rows of 1 KB texts would want 16 MB each, so a
         // small limit takes smaller batches: a 32nd of the limit at 1 KB a row.
         let rows = (bytes >> 15).clamp(64, 8192);
         config = config.with_batch_size(rows);
