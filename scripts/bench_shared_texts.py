@@ -63,11 +63,10 @@ def run(binary: str, output: Path, limit: int) -> tuple[float, float, str]:
         # wait4 rather than wait: its rusage is this child's alone (ru_maxrss in KiB on Linux).
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.monotonic() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        stdout.seek(0)
-        stderr.seek(0)
-        if proc.returncode != 0:
+        if os.waitstatus_to_exitcode(status) != 0:
+            stderr.seek(0)
             sys.exit(f"--memory-mb {limit} failed: {stderr.read().decode()}")
+        stdout.seek(0)
         return elapsed, usage.ru_maxrss / 1024, stdout.read().decode()
 
 

@@ -432,9 +432,10 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
             let memory_mb = args.memory_mb;
             query(args).await.map_err(|e| {
                 // DataFusion's message names the operator, not the flag that sets its budget.
-                if e.chain()
-                    .any(|c| c.to_string().contains("Resources exhausted"))
-                {
+                let out_of_memory = e
+                    .downcast_ref::<altflow::query::QueryError>()
+                    .is_some_and(altflow::query::QueryError::is_out_of_memory);
+                if out_of_memory {
                     e.context(format!(
                         "the query needs more memory than --memory-mb {memory_mb} lets it hold \
                          and cannot spill what it holds: give it more (0: unbounded)"
@@ -551,9 +552,9 @@ struct QueryArgs {
     /// has each text's image count).
     #[arg(long)]
     max_images_per_text: Option<u32>,
-    /// Memory the query may hold, in MiB (0: unbounded). Past it, sorts, aggregations and joins
-    /// spill to disk, so that a pass over an output of any size holds this much; a query whose
-    /// operator cannot spill fails with "Resources exhausted" and may be given more.
+    /// Memory the query's operators may hold, in MiB (0: unbounded). Past it, sorts and
+    /// aggregations spill to disk; a query whose operator cannot spill (a hash join's build
+    /// side, `array_agg`) fails with "Resources exhausted" and may be given more.
     #[arg(long, default_value_t = 2048)]
     memory_mb: usize,
     /// Where spill files go (default: the system's temporary directory).

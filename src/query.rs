@@ -73,6 +73,15 @@ pub enum QueryError {
     Io(#[from] std::io::Error),
 }
 
+impl QueryError {
+    /// Whether the query needed more memory than its session's limit ([`Limits`]) allows, in an
+    /// operator that cannot spill.
+    pub fn is_out_of_memory(&self) -> bool {
+        matches!(self, QueryError::DataFusion(e)
+            if matches!(e.find_root(), DataFusionError::ResourcesExhausted(_)))
+    }
+}
+
 /// How a query's rows are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -806,6 +815,7 @@ mod tests {
         .await
         .unwrap_err();
         assert!(err.to_string().contains("Resources exhausted"), "{err}");
+        assert!(err.is_out_of_memory(), "{err:?}");
         assert_eq!(
             rows(&ctx, "SELECT count(*) AS n FROM texts WHERE images > 4").await,
             vec![serde_json::json!({"n": 1})]

@@ -214,7 +214,7 @@ def test_shared_texts_are_dropped_exactly_across_the_whole_output(altflow_bin, w
         got = run(altflow_bin, "query", "--output", out, "--max-images-per-text", str(limit),
                   "--format", "csv", "SELECT key FROM samples ORDER BY key").decode().split()[1:]
         assert got == want, limit
-        # The same under the smallest memory limit (the plan with a sort-merge join).
+        # The same under the smallest memory limit (batches scaled down, the count spilling).
         got = run(altflow_bin, "query", "--output", out, "--max-images-per-text", str(limit),
                   "--memory-mb", "1", "--format", "csv",
                   "SELECT key FROM samples ORDER BY key").decode().split()[1:]
