@@ -82,11 +82,16 @@ pub enum AppError {
 pub fn open_bus(pipeline: &Pipeline) -> (Arc<dyn Bus>, Option<EmbeddedBus>) {
     match pipeline.bus.kind {
         BusKind::Embedded => {
-            // The crawler reads and writes the frontier: no backpressure there, or a page with many
-            // links could make the crawler wait for itself.
+            // Topics on a cycle take no backpressure, or the cycle could wait on itself: the
+            // crawler reads and writes the frontier (a page with many links would make it wait for
+            // itself), and fetch and crawl park transient failures on `retry`, whose stage sends
+            // them back to their inputs (fetch waiting on a full `retry` while the retry stage
+            // waits on a full `accepted` stops both for good). What enters a cycle from outside
+            // still waits, so the cycle holds at most the records admitted into it: each on one of
+            // its topics or in its stages, until it succeeds or its attempts are spent.
             let bus = EmbeddedBus::with_feedback_topics(
                 pipeline.bus.capacity,
-                vec![pipeline.topic("frontier")],
+                vec![pipeline.topic("frontier"), pipeline.topic("retry")],
             );
             (Arc::new(bus.clone()), Some(bus))
         }
@@ -258,6 +263,7 @@ pub fn spawn_stage(
         dead_letter_topic: topic("dead_letter"),
         batch_size: pipeline.runtime.batch_size,
         poll_timeout: pipeline.runtime.poll_timeout,
+        drain_timeout: pipeline.runtime.drain_timeout,
     };
     let output = topic(stage.output_topic());
     let web = || {
@@ -334,7 +340,9 @@ pub fn spawn_stage(
         StageName::Write => {
             let store = Store::open(&pipeline.write.output, &pipeline.write.store_options)
                 .map_err(|e| fail(e.into()))?;
-            let mut s = WriterStage::new(store, pipeline.write.clone(), output);
+            let input = pipeline.input_topic(stage).unwrap_or_default();
+            let mut s = WriterStage::new(store, pipeline.write.clone(), output)
+                .for_input(&pipeline.group(stage), &input);
             match pipeline.bus.kind {
                 BusKind::Embedded => s = s.with_run(run_id()),
                 // Members of other processes can take partitions over.
@@ -641,19 +649,18 @@ pub async fn run_all(pipeline: &Pipeline, options: RunOptions) -> Result<Funnel,
     }
 
     // Stop upstream first: a stage drains into a downstream stage that is still reading, so nothing
-    // waits on a full topic whose reader has left. One deadline covers the whole drain.
-    let deadline = tokio::time::Instant::now() + pipeline.runtime.drain_timeout;
+    // waits on a full topic whose reader has left.
     for (stage, stop, task) in tasks {
         let _ = stop.send(true);
         let abort = task.abort_handle();
-        match tokio::time::timeout_at(deadline, task).await {
+        match tokio::time::timeout(stop_limit(pipeline), task).await {
             Ok(joined) => {
                 if let Err(e) = flatten(stage, joined) {
                     first_error.get_or_insert(Err(e));
                 }
             }
             Err(_) => {
-                tracing::error!(%stage, "did not drain within {:?}", pipeline.runtime.drain_timeout);
+                tracing::error!(%stage, "did not drain within {:?}", stop_limit(pipeline));
                 abort.abort();
                 first_error.get_or_insert(Err(AppError::Crashed(stage)));
             }
@@ -687,10 +694,17 @@ pub async fn run_one(pipeline: &Pipeline, stage: StageName) -> Result<(), AppErr
         _ = shutdown_signal() => tracing::info!(%stage, "signal received, draining"),
     }
     let _ = stop.send(true);
-    match tokio::time::timeout(pipeline.runtime.drain_timeout, task).await {
+    match tokio::time::timeout(stop_limit(pipeline), task).await {
         Ok(joined) => flatten(stage, joined),
         Err(_) => Err(AppError::Crashed(stage)),
     }
+}
+
+/// How long a stage told to stop may take before it is aborted: its drain (after which a pipelined
+/// stage abandons what is still in flight and commits what finished), then its last produce and
+/// commit.
+fn stop_limit(pipeline: &Pipeline) -> Duration {
+    pipeline.runtime.drain_timeout + Duration::from_secs(15)
 }
 
 async fn start_metrics(pipeline: &Pipeline) -> Result<(), AppError> {

@@ -291,7 +291,9 @@ pub struct RuntimeConfig {
     /// its download) in memory. When this many are held, the member stops polling.
     #[serde(default = "default_max_in_flight")]
     pub max_in_flight: usize,
-    /// Time allowed to finish in-flight work after SIGINT/SIGTERM, for all stages together.
+    /// Time each stage is given, once told to stop (SIGINT/SIGTERM, or the end of a run), to finish
+    /// the records in flight. What finished by then is committed; the rest is abandoned and replayed
+    /// by the next run or member.
     #[serde(default = "default_drain_timeout", with = "humantime_serde")]
     pub drain_timeout: Duration,
 }

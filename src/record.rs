@@ -370,7 +370,7 @@ pub struct DeadLetter {
     /// The stage that could not read it.
     #[prost(string, tag = "1")]
     pub stage: String,
-    /// The decoder's error.
+    /// What was wrong: the decoder's error, or the panic of the record's work.
     #[prost(string, tag = "2")]
     pub error: String,
     /// Topic the message was read from.
@@ -382,7 +382,7 @@ pub struct DeadLetter {
     /// Its offset.
     #[prost(int64, tag = "5")]
     pub offset: i64,
-    /// The undecodable payload, unchanged.
+    /// The payload, unchanged.
     #[prost(bytes = "vec", tag = "6")]
     pub payload: Vec<u8>,
 }

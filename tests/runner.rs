@@ -67,6 +67,7 @@ async fn malformed_input_goes_to_dead_letter_and_the_stage_goes_on() {
         dead_letter_topic: Arc::from("dead"),
         batch_size: 2,
         poll_timeout: Duration::from_millis(50),
+        drain_timeout: Duration::from_secs(30),
     };
     let stage = FilterStage::new(
         FilterConfig::default().rules().unwrap(),
@@ -218,6 +219,7 @@ async fn pipelined_records_finish_out_of_order_and_offsets_wait_for_the_slowest(
         dead_letter_topic: Arc::from("dead"),
         batch_size: 4,
         poll_timeout: Duration::from_millis(50),
+        drain_timeout: Duration::from_secs(30),
     };
     let release = Arc::new(tokio::sync::Notify::new());
     let stage = Echo {
@@ -280,4 +282,162 @@ async fn pipelined_records_finish_out_of_order_and_offsets_wait_for_the_slowest(
     }
     stop.send(true).unwrap();
     task.await.unwrap().unwrap();
+}
+
+/// A pipelined stage whose work per caption is scripted: "boom" panics, "hold" never finishes,
+/// "slow" takes 300 ms, anything else finishes at once. Counts the records it admitted.
+struct Scripted {
+    admitted: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Pipelined for Scripted {
+    type Input = Candidate;
+    type Done = Candidate;
+
+    fn admit(&mut self, input: Input<Candidate>, _out: &mut Emitter) -> Option<Work<Candidate>> {
+        self.admitted
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let record = input.record;
+        Some(Box::pin(async move {
+            match record.alt.as_str() {
+                "boom" => panic!("no way to handle {}", record.image_url),
+                "hold" => std::future::pending::<()>().await,
+                "slow" => tokio::time::sleep(Duration::from_millis(300)).await,
+                _ => {}
+            }
+            record
+        }))
+    }
+
+    fn complete(&mut self, done: Candidate, out: &mut Emitter) -> Result<(), StageError> {
+        out.emit(&Arc::from("echoed"), &done.id, &done);
+        Ok(())
+    }
+}
+
+/// Topics `in`, `echoed`, `rejects`, `retry` and `dead` of one partition, and settings for a stage
+/// that waits `drain_timeout` for its records on shutdown.
+async fn scripted_bus(drain_timeout: Duration) -> (EmbeddedBus, RunnerSettings) {
+    let bus = EmbeddedBus::new(1024);
+    let specs: Vec<TopicSpec> = ["in", "echoed", "rejects", "retry", "dead"]
+        .iter()
+        .map(|t| TopicSpec {
+            name: t.to_string(),
+            partitions: 1,
+        })
+        .collect();
+    bus.create_topics(&specs).await.unwrap();
+    let settings = RunnerSettings {
+        stage: "scripted",
+        rejects_topic: Arc::from("rejects"),
+        retry_topic: Arc::from("retry"),
+        dead_letter_topic: Arc::from("dead"),
+        batch_size: 16,
+        poll_timeout: Duration::from_millis(50),
+        drain_timeout,
+    };
+    (bus, settings)
+}
+
+async fn send_captions(bus: &EmbeddedBus, alts: &[&str]) {
+    let messages = alts
+        .iter()
+        .enumerate()
+        .map(|(n, alt)| {
+            let mut record = candidate(alt);
+            record.image_url = format!("http://example.com/{n}.jpg");
+            OutMessage {
+                topic: Arc::from("in"),
+                key: Bytes::from_static(b"k"),
+                payload: Bytes::from(record.to_bytes()),
+            }
+        })
+        .collect();
+    bus.producer().unwrap().send_all(messages).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_whose_work_panics_is_dead_lettered_and_the_stage_goes_on() {
+    let (bus, settings) = scripted_bus(Duration::from_secs(5)).await;
+    let mut echoed = bus.consumer("check", &["echoed".into()]).await.unwrap();
+    let mut dead = bus.consumer("check", &["dead".into()]).await.unwrap();
+    let stage = Scripted {
+        admitted: Default::default(),
+    };
+    let (stop, shutdown) = watch::channel(false);
+    let input = bus.consumer("scripted", &["in".into()]).await.unwrap();
+    let task = tokio::spawn(run_pipelined(
+        stage,
+        input,
+        bus.producer().unwrap(),
+        settings,
+        16,
+        shutdown,
+    ));
+    send_captions(&bus, &["a", "boom", "b"]).await;
+
+    let out: Vec<String> = drain(echoed.as_mut(), 2)
+        .await
+        .iter()
+        .map(|b| Candidate::from_bytes(b).unwrap().alt)
+        .collect();
+    assert_eq!(out.len(), 2, "{out:?}");
+    let letters = drain(dead.as_mut(), 1).await;
+    assert_eq!(letters.len(), 1);
+    let letter = DeadLetter::from_bytes(&letters[0]).unwrap();
+    assert_eq!(letter.offset, 1);
+    assert!(
+        letter.error.contains("panicked") && letter.error.contains("http://example.com/1.jpg"),
+        "{}",
+        letter.error
+    );
+    assert_eq!(Candidate::from_bytes(&letter.payload).unwrap().alt, "boom");
+    // The stage is still running, and committed past the poisoned record.
+    assert!(!task.is_finished());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while bus.outstanding(&["check".into()]) > 0 {
+        assert!(Instant::now() < deadline, "the stage never committed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stop.send(true).unwrap();
+    task.await.unwrap().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drain_that_times_out_commits_what_finished() {
+    let (bus, settings) = scripted_bus(Duration::from_secs(2)).await;
+    let admitted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let stage = Scripted {
+        admitted: admitted.clone(),
+    };
+    let (stop, shutdown) = watch::channel(false);
+    let input = bus.consumer("scripted", &["in".into()]).await.unwrap();
+    let task = tokio::spawn(run_pipelined(
+        stage,
+        input,
+        bus.producer().unwrap(),
+        settings,
+        16,
+        shutdown,
+    ));
+    // Ten records that finish during the drain, then one that never does.
+    let mut alts = vec!["slow"; 10];
+    alts.push("hold");
+    send_captions(&bus, &alts).await;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while admitted.load(std::sync::atomic::Ordering::SeqCst) < alts.len() {
+        assert!(Instant::now() < deadline, "the stage never took its input");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    stop.send(true).unwrap();
+    tokio::time::timeout(Duration::from_secs(10), task)
+        .await
+        .expect("the drain gave up on the record that never finishes")
+        .unwrap()
+        .unwrap();
+    // The next member of the group replays only the record that never finished.
+    let mut next = bus.consumer("scripted", &["in".into()]).await.unwrap();
+    let replayed = next.poll(100, Duration::from_millis(500)).await.unwrap();
+    let offsets: Vec<i64> = replayed.iter().map(|m| m.offset).collect();
+    assert_eq!(offsets, [10]);
 }

@@ -22,7 +22,7 @@ from .announcement import AnnouncementError, Shard, decode
 log = logging.getLogger("altflow_reader")
 
 # Shard names as the writer writes them (src/writer/mod.rs, ShardName).
-SHARD_NAME = re.compile(r"^shard-(?:r\d+-)?p(\d+)-o(\d+)(?:-g\d+)?$")
+SHARD_NAME = re.compile(r"^shard-(?:i[0-9a-f]{8}-)?(?:r\d+-)?p(\d+)-o(\d+)(?:-g\d+)?$")
 
 
 def list_shards(output: str, options: Optional[dict] = None) -> List[Shard]:

@@ -83,3 +83,15 @@ def test_ownership_is_a_stable_partition_of_the_shards():
     assert json.loads(other.stdout) == slots
     counts = [slots.count(s) for s in range(6)]
     assert min(counts) > len(names) / 6 / 2, counts
+
+
+def test_listing_reads_every_form_of_shard_name(tmp_path):
+    from altflow_reader.sources import list_shards
+    names = ["shard-p0001-o000000000010", "shard-r17-p0002-o000000000000",
+             "shard-p0003-o000000000005-g000002", "shard-i00abcdef-p0004-o000000000007-g000001",
+             "shard-i00abcdef-r17-p0005-o000000000009"]
+    for name in names + ["shard-ixyz-p0001-o000000000010", "other"]:
+        (tmp_path / f"{name}.parquet").write_bytes(b"")
+    shards = list_shards(str(tmp_path))
+    assert sorted(s.name for s in shards) == sorted(n + ".tar" for n in names)
+    assert {(s.partition, s.first_offset) for s in shards} == {(1, 10), (2, 0), (3, 5), (4, 7), (5, 9)}

@@ -32,9 +32,6 @@ pub enum StageError {
     /// define such errors convert them (`?` works), so this one names none of them.
     #[error(transparent)]
     Failed(Box<dyn std::error::Error + Send + Sync>),
-    /// The work of a record panicked (a bug: the record is replayed by the next run).
-    #[error("a record's work panicked: {0}")]
-    Panicked(String),
 }
 
 impl StageError {

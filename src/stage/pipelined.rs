@@ -13,18 +13,23 @@
 //!
 //! Rebalance: records of a revoked partition are abandoned; their results are dropped when they
 //! come in, because the partition's new owner replays them from the committed offset. Shutdown:
-//! the runner stops polling, finishes everything in flight, stores, commits and leaves the group.
+//! the runner stops polling, finishes what is in flight within `drain_timeout` (abandoning the
+//! rest, which the next owner replays), stores what finished, commits and leaves the group.
+//!
+//! A record whose work panics goes to the dead-letter topic with the panic's message, and the
+//! stage goes on: the work holds none of the stage's state ([`Pipelined`]), so nothing else is
+//! left half-done, and replaying the record would only panic again, on every member that took it.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
 use tokio::sync::watch;
-use tokio::task::{JoinError, JoinSet};
+use tokio::task::{Id, JoinError, JoinSet};
 
-use super::runner::{Membership, RunnerSettings, dead_letter, produce, take_revoked};
+use super::runner::{Fault, Membership, RunnerSettings, dead_letter, produce, take_revoked};
 use super::{Emitter, Input, Pipelined, StageError};
-use crate::bus::{Consumer, Producer};
+use crate::bus::{Consumer, Message, Producer};
 use crate::metrics::StageMetrics;
 use crate::record::Record;
 
@@ -125,9 +130,13 @@ impl Offsets {
     }
 }
 
-/// What a job's task hands back: its ticket and the work's result (or why the task ended without
+/// What a job's task hands back: its task id and the work's result (or why the task ended without
 /// one: a panic).
-type Joined<D> = Result<(Ticket, D), JoinError>;
+type Joined<D> = Result<(Id, D), JoinError>;
+
+/// The records in flight by their job's task id, with the message each came from: what a panicking
+/// job's record is dead-lettered with (a [`JoinError`] carries only the task's id).
+type InFlight = HashMap<Id, (Ticket, Message)>;
 
 /// Runs `stage` on `consumer` with up to `max_in_flight` records in flight, until `shutdown` turns
 /// true; then finishes what is in flight and leaves the group.
@@ -142,7 +151,8 @@ pub async fn run_pipelined<S: Pipelined>(
     let metrics = StageMetrics::new(settings.stage);
     let mut out = settings.emitter();
     let mut offsets = Offsets::default();
-    let mut running: JoinSet<(Ticket, S::Done)> = JoinSet::new();
+    let mut running: JoinSet<S::Done> = JoinSet::new();
+    let mut in_flight = InFlight::new();
     // Records whose outputs are in `out`, finished once those are acknowledged.
     let mut done: Vec<Ticket> = Vec::new();
     let mut membership = Membership::new();
@@ -161,11 +171,20 @@ pub async fn run_pipelined<S: Pipelined>(
             tokio::select! {
                 biased;
                 _ = shutdown.changed() => break,
-                Some(joined) = running.join_next(), if !running.is_empty() => {
-                    finish(&mut stage, joined, &offsets, &mut out, &mut done, &metrics)?;
+                Some(joined) = running.join_next_with_id(), if !running.is_empty() => {
+                    let mut finishing = Finishing {
+                        stage: &mut stage,
+                        in_flight: &mut in_flight,
+                        offsets: &offsets,
+                        out: &mut out,
+                        done: &mut done,
+                        settings: &settings,
+                        metrics: &metrics,
+                    };
+                    finishing.finish(joined)?;
                     // Take every other result that is ready, so one round trip acknowledges them.
-                    while let Some(joined) = running.try_join_next() {
-                        finish(&mut stage, joined, &offsets, &mut out, &mut done, &metrics)?;
+                    while let Some(joined) = running.try_join_next_with_id() {
+                        finishing.finish(joined)?;
                     }
                 }
                 polled = consumer.poll(room.min(settings.batch_size), settings.poll_timeout), if room > 0 => {
@@ -181,14 +200,15 @@ pub async fn run_pipelined<S: Pipelined>(
                         let record = match S::Input::from_bytes(&message.payload) {
                             Ok(record) => record,
                             Err(error) => {
-                                dead_letter::<S::Input>(&mut out, &settings, &metrics, &message, &error);
+                                let fault = Fault::Undecodable(&error);
+                                dead_letter::<S::Input>(&mut out, &settings, &metrics, &message, fault);
                                 done.push(ticket);
                                 continue;
                             }
                         };
                         let input = Input {
                             record,
-                            topic: message.topic,
+                            topic: message.topic.clone(),
                             partition: message.partition,
                             offset: message.offset,
                         };
@@ -196,7 +216,8 @@ pub async fn run_pipelined<S: Pipelined>(
                             None => done.push(ticket),
                             Some(work) => {
                                 metrics.records_in_flight(1);
-                                running.spawn(async move { (ticket, work.await) });
+                                let id = running.spawn(work).id();
+                                in_flight.insert(id, (ticket, message));
                             }
                         }
                     }
@@ -208,8 +229,18 @@ pub async fn run_pipelined<S: Pipelined>(
         }
 
         tracing::info!(stage = settings.stage, in_flight = running.len(), "draining");
-        while let Some(joined) = running.join_next().await {
-            finish(&mut stage, joined, &offsets, &mut out, &mut done, &metrics)?;
+        let deadline = tokio::time::Instant::now() + settings.drain_timeout;
+        let mut finishing = Finishing { stage: &mut stage, in_flight: &mut in_flight, offsets: &offsets, out: &mut out, done: &mut done, settings: &settings, metrics: &metrics };
+        loop {
+            match tokio::time::timeout_at(deadline, running.join_next_with_id()).await {
+                Ok(Some(joined)) => finishing.finish(joined)?,
+                Ok(None) => break,
+                Err(_) => {
+                    // What finished is kept below; the rest is replayed by the next owner.
+                    tracing::warn!(stage = settings.stage, abandoned = running.len(), "drain timeout: records still in flight are abandoned");
+                    break;
+                }
+            }
         }
         acknowledge(&mut out, &mut done, &mut offsets, producer.as_ref(), &metrics).await?;
         offsets.store(consumer.as_mut()).inspect_err(|_| metrics.error("offset"))?;
@@ -227,26 +258,65 @@ pub async fn run_pipelined<S: Pipelined>(
     Ok(())
 }
 
-/// Hands a finished job's result to the stage, unless its partition was revoked meanwhile. A job
-/// that panicked stops the stage.
-fn finish<S: Pipelined>(
-    stage: &mut S,
-    joined: Joined<S::Done>,
-    offsets: &Offsets,
-    out: &mut Emitter,
-    done: &mut Vec<Ticket>,
-    metrics: &StageMetrics,
-) -> Result<(), StageError> {
-    metrics.records_in_flight(-1);
-    let (ticket, result) = joined.map_err(|e| StageError::Panicked(e.to_string()))?;
-    if !offsets.current(&ticket) {
-        return Ok(());
+/// What handing a finished job's result back needs, borrowed from the runner's loop.
+struct Finishing<'a, S: Pipelined> {
+    stage: &'a mut S,
+    in_flight: &'a mut InFlight,
+    offsets: &'a Offsets,
+    out: &'a mut Emitter,
+    done: &'a mut Vec<Ticket>,
+    settings: &'a RunnerSettings,
+    metrics: &'a StageMetrics,
+}
+
+impl<S: Pipelined> Finishing<'_, S> {
+    /// Hands a finished job's result to the stage, unless its partition was revoked meanwhile. A
+    /// job that panicked sends its record to the dead-letter topic.
+    fn finish(&mut self, joined: Joined<S::Done>) -> Result<(), StageError> {
+        self.metrics.records_in_flight(-1);
+        let id = match &joined {
+            Ok((id, _)) => *id,
+            Err(error) => error.id(),
+        };
+        let Some((ticket, message)) = self.in_flight.remove(&id) else {
+            return Ok(());
+        };
+        if !self.offsets.current(&ticket) {
+            return Ok(());
+        }
+        match joined {
+            Ok((_, result)) => {
+                self.stage
+                    .complete(result, self.out)
+                    .inspect_err(|_| self.metrics.error("process"))?;
+            }
+            Err(error) => {
+                let cause = match error.try_into_panic() {
+                    Ok(panic) => panic_message(panic.as_ref()),
+                    // Only `abort_all` cancels jobs, and only when the runner gives up.
+                    Err(error) => error.to_string(),
+                };
+                dead_letter::<S::Input>(
+                    self.out,
+                    self.settings,
+                    self.metrics,
+                    &message,
+                    Fault::Panicked(&cause),
+                );
+            }
+        }
+        self.done.push(ticket);
+        Ok(())
     }
-    stage
-        .complete(result, out)
-        .inspect_err(|_| metrics.error("process"))?;
-    done.push(ticket);
-    Ok(())
+}
+
+/// The message a panic was raised with (`panic!` with a literal or a formatted string).
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
 }
 
 /// Sends what finished records emitted, and once it is acknowledged marks them finished.

@@ -36,6 +36,9 @@ pub struct RunnerSettings {
     pub batch_size: usize,
     /// Longest wait for input before ticking.
     pub poll_timeout: Duration,
+    /// After shutdown, how long a pipelined stage waits for the records in flight before it
+    /// abandons them (they are replayed) and commits what finished.
+    pub drain_timeout: Duration,
 }
 
 impl RunnerSettings {
@@ -166,9 +169,13 @@ pub async fn run_stage<S: Stage>(
                         partition: message.partition,
                         offset: message.offset,
                     }),
-                    Err(error) => {
-                        dead_letter::<S::Input>(&mut out, &settings, &metrics, &message, &error)
-                    }
+                    Err(error) => dead_letter::<S::Input>(
+                        &mut out,
+                        &settings,
+                        &metrics,
+                        &message,
+                        Fault::Undecodable(&error),
+                    ),
                 }
             }
             if !batch.is_empty()
@@ -199,28 +206,45 @@ pub async fn run_stage<S: Stage>(
     Ok(())
 }
 
-/// Sends an undecodable message to the dead-letter topic, whole, with what was wrong and where.
+/// Why a message goes to the dead-letter topic.
+pub(super) enum Fault<'a> {
+    /// It does not decode as the stage's input record.
+    Undecodable(&'a dyn std::fmt::Display),
+    /// Its work panicked, with this message.
+    Panicked(&'a str),
+}
+
+/// Sends a message the stage cannot handle to the dead-letter topic, whole, with what was wrong and
+/// where, so that the stage goes on without it.
 pub(super) fn dead_letter<R: Record>(
     out: &mut Emitter,
     settings: &RunnerSettings,
     metrics: &StageMetrics,
     message: &Message,
-    error: &impl std::fmt::Display,
+    fault: Fault<'_>,
 ) {
+    let (reason, error) = match fault {
+        Fault::Undecodable(error) => ("malformed", format!("not a {}: {error}", R::KIND)),
+        Fault::Panicked(panic) => ("panicked", format!("its work panicked: {panic}")),
+    };
     tracing::warn!(
         stage = settings.stage,
         topic = %message.topic,
         partition = message.partition,
         offset = message.offset,
         %error,
-        "undecodable {} sent to the dead-letter topic",
+        "{} sent to the dead-letter topic",
         R::KIND
     );
-    metrics.rejected("malformed");
-    metrics.error("decode");
+    metrics.rejected(reason);
+    metrics.error(if reason == "malformed" {
+        "decode"
+    } else {
+        "panic"
+    });
     let letter = DeadLetter {
         stage: settings.stage.to_string(),
-        error: format!("not a {}: {error}", R::KIND),
+        error,
         topic: message.topic.to_string(),
         partition: message.partition,
         offset: message.offset,

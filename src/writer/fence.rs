@@ -8,7 +8,7 @@
 //!
 //! The protocol, on the object store alone:
 //! - Each adoption of a partition takes the next **generation** by creating
-//!   `_fence/pPPPP/gGGGGGGGGGGGG` with a create-if-absent put (`PutMode::Create`: atomic on S3 with
+//!   `_fence/iIIIIIIII/pPPPP/gGGGGGGGGGGGG` (per input, [`super::input_id`]) with a create-if-absent put (`PutMode::Create`: atomic on S3 with
 //!   `If-None-Match`, GCS, Azure, local files and memory), so two adopters never share one. The
 //!   object holds the first offset the generation was handed (`from`).
 //! - A writer names its shards with its generation, and after putting a shard, before announcing it,
@@ -41,30 +41,30 @@ const KEPT: u64 = 16;
 /// How many times taking a generation is tried against adopters racing for the same one.
 const TRIES: usize = 8;
 
-/// The fence objects of one output store.
+/// The fence objects of one input's writers in one output store.
 #[derive(Clone)]
 pub struct Fence {
     store: Store,
+    input: Option<u32>,
 }
 
 /// The generations of a partition that are still kept: generation → first offset handed to it.
 pub type History = BTreeMap<u64, i64>;
 
 impl Fence {
-    /// Fences over the objects of `store`.
-    pub fn new(store: Store) -> Self {
-        Self { store }
+    /// Fences over the objects of `store`, for the writers of `input` ([`super::input_id`]).
+    pub fn new(store: Store, input: Option<u32>) -> Self {
+        Self { store, input }
     }
 
-    /// `_fence/pPPPP` under the store's prefix, or the generation's object in it.
+    /// `_fence/iIIIIIIII/pPPPP` under the store's prefix, or the generation's object in it.
     fn path(&self, partition: i32, generation: Option<u64>) -> Path {
         // One `join` per segment: a joined string with a slash in it would be one escaped segment.
-        let dir = self
-            .store
-            .prefix
-            .clone()
-            .join("_fence")
-            .join(format!("p{partition:04}"));
+        let mut dir = self.store.prefix.clone().join("_fence");
+        if let Some(input) = self.input {
+            dir = dir.join(format!("i{input:08x}"));
+        }
+        let dir = dir.join(format!("p{partition:04}"));
         match generation {
             Some(generation) => dir.join(format!("g{generation:012}")),
             None => dir,
@@ -199,7 +199,10 @@ mod tests {
     use super::*;
 
     fn fence() -> Fence {
-        Fence::new(Store::open("memory://", std::iter::empty()).unwrap())
+        Fence::new(
+            Store::open("memory://", std::iter::empty()).unwrap(),
+            Some(7),
+        )
     }
 
     #[tokio::test]

@@ -77,12 +77,15 @@ impl From<WriterError> for crate::stage::StageError {
     }
 }
 
-/// The name of a shard: `shard-pPPPP-oOOOOOOOOOOOO` (partition, first offset), with the run before
-/// them when offsets are not durable (the embedded bus numbers each run's records from 0 again, so
-/// the run keeps its shards apart from an earlier run's in the same output) and the writer's
-/// generation after them when writers are fenced ([`fence`]).
+/// The name of a shard: `shard-pPPPP-oOOOOOOOOOOOO` (partition, first offset), after the writer's
+/// input (`iIIIIIIII`, [`input_id`]: offsets are only comparable within one input, so the writer
+/// never touches another input's shards) and the run when offsets are not durable (the embedded bus
+/// numbers each run's records from 0 again, so the run keeps its shards apart from an earlier run's
+/// in the same output), and before the writer's generation when writers are fenced ([`fence`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ShardName {
+    /// The input the shard's offsets count in ([`input_id`]); none in outputs of versions before it.
+    pub input: Option<u32>,
     /// The run, for a bus whose offsets do not outlive the process.
     pub run: Option<u64>,
     /// Input partition.
@@ -93,13 +96,39 @@ pub struct ShardName {
     pub generation: Option<u64>,
 }
 
+/// The identity of a writer's input: the consumer group and the topic it reads, whose committed
+/// offsets are what the writer's shard names and clean-ups count in. A pipeline whose writer reads
+/// another topic (a stage added before it, another topic prefix) or in another group writes under a
+/// new identity and leaves the shards of the old one alone.
+pub fn input_id(group: &str, topic: &str) -> u32 {
+    let hash = crate::bus::stable_hash(format!("{group}\0{topic}").as_bytes());
+    // Both halves, so that every byte of the key moves the result.
+    (hash ^ (hash >> 32)) as u32
+}
+
+impl ShardName {
+    /// The start of the names of every shard of one input's `partition` in `run`: the prefix a
+    /// writer lists when it adopts the partition.
+    pub fn partition_prefix(input: Option<u32>, run: Option<u64>, partition: i32) -> String {
+        let mut prefix = String::from("shard-");
+        if let Some(input) = input {
+            prefix += &format!("i{input:08x}-");
+        }
+        if let Some(run) = run {
+            prefix += &format!("r{run}-");
+        }
+        prefix + &format!("p{partition:04}-")
+    }
+}
+
 impl std::fmt::Display for ShardName {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("shard-")?;
-        if let Some(run) = self.run {
-            write!(f, "r{run}-")?;
-        }
-        write!(f, "p{:04}-o{:012}", self.partition, self.first_offset)?;
+        f.write_str(&Self::partition_prefix(
+            self.input,
+            self.run,
+            self.partition,
+        ))?;
+        write!(f, "o{:012}", self.first_offset)?;
         if let Some(generation) = self.generation {
             write!(f, "-g{generation:06}")?;
         }
@@ -111,6 +140,13 @@ impl ShardName {
     /// Parses a name written by `Display` (with any extension).
     pub fn parse(name: &str) -> Option<Self> {
         let stem = name.split('.').next()?.strip_prefix("shard-")?;
+        let (input, stem) = match stem.strip_prefix('i') {
+            Some(with_input) => {
+                let (input, rest) = with_input.split_once('-')?;
+                (Some(u32::from_str_radix(input, 16).ok()?), rest)
+            }
+            None => (None, stem),
+        };
         let (run, rest) = match stem.strip_prefix('r') {
             Some(with_run) => {
                 let (run, rest) = with_run.split_once('-')?;
@@ -124,6 +160,7 @@ impl ShardName {
         };
         let (partition, offset) = rest.strip_prefix('p')?.split_once("-o")?;
         Some(Self {
+            input,
             run,
             partition: partition.parse().ok()?,
             first_offset: offset.parse().ok()?,
@@ -147,6 +184,37 @@ pub(crate) async fn list_all(
             path: prefix.to_string(),
             source,
         })
+}
+
+/// The objects directly under `store`'s prefix whose names start with `name_prefix`: one listing
+/// request per thousand of them on stores that list in key order (S3, GCS, Azure: the listing starts
+/// after `name_prefix` and stops at the first name past it), a filtered walk of the directory on
+/// local files.
+pub(crate) async fn list_names_starting(
+    store: &Store,
+    name_prefix: &str,
+) -> Result<Vec<object_store::ObjectMeta>, WriterError> {
+    let start = store.path(name_prefix);
+    let mut listing = store.inner.list_with_offset(Some(&store.prefix), &start);
+    let mut found = Vec::new();
+    while let Some(meta) = listing
+        .try_next()
+        .await
+        .map_err(|source| WriterError::Object {
+            op: "list",
+            path: start.to_string(),
+            source,
+        })?
+    {
+        match meta.location.as_ref().strip_prefix(start.as_ref()) {
+            Some(rest) if !rest.contains(object_store::path::DELIMITER) => found.push(meta),
+            Some(_) => {}
+            // Names with the prefix sort together, right after it: past them, nothing more.
+            None if store.listed_in_order => break,
+            None => {}
+        }
+    }
+    Ok(found)
 }
 
 /// Deletes `path`; one that is gone already (another member deleted it) is fine.
@@ -180,6 +248,8 @@ pub struct WriterStage {
     open: Held<OpenShard>,
     recent: HashMap<i32, BoundedSet<String>>,
     metrics: StageMetrics,
+    /// The input's identity ([`input_id`]), in shard names and fence paths.
+    input: Option<u32>,
     run: Option<u64>,
     fence: Option<Fence>,
     /// This member's generation per owned partition, when fenced.
@@ -199,11 +269,19 @@ impl WriterStage {
             open: Held::default(),
             recent: HashMap::new(),
             metrics: StageMetrics::new("write"),
+            input: None,
             run: None,
             fence: None,
             generations: HashMap::new(),
             fenced_off: HashMap::new(),
         }
+    }
+
+    /// Names shards and fences after the input this writer reads ([`input_id`]), so that it only
+    /// ever cleans up shards whose offsets count in the same input as its own.
+    pub fn for_input(mut self, group: &str, topic: &str) -> Self {
+        self.input = Some(input_id(group, topic));
+        self
     }
 
     /// Names shards after `run` too (see [`ShardName`]): for a bus whose offsets do not outlive
@@ -214,9 +292,9 @@ impl WriterStage {
     }
 
     /// Fences this writer by generation ([`fence`]): for a bus whose members can lose partitions
-    /// to other processes.
+    /// to other processes. Call it after [`WriterStage::for_input`]: fences are per input.
     pub fn fenced(mut self) -> Self {
-        self.fence = Some(Fence::new(self.store.clone()));
+        self.fence = Some(Fence::new(self.store.clone(), self.input));
         self
     }
 
@@ -242,18 +320,20 @@ impl WriterStage {
             }
             None => fence::History::new(),
         };
-        let listing = list_all(&self.store, &self.store.prefix).await?;
-        let mut indexes: Vec<((Option<u64>, i64), object_store::path::Path)> = Vec::new();
+        // Only this input's (and this run's) shards of the partition: their offsets are the ones
+        // handed to us. Another input's or an earlier run's shards are finished data, and listing
+        // only this range keeps an adoption's cost independent of the size of the output.
+        let prefix = ShardName::partition_prefix(self.input, self.run, partition);
+        let listing = list_names_starting(&self.store, &prefix).await?;
+        let mut indexes: Vec<(i64, object_store::path::Path)> = Vec::new();
         for meta in listing {
             let Some(name) = meta.location.filename().and_then(ShardName::parse) else {
                 continue;
             };
-            if name.partition != partition {
+            if (name.input, name.run, name.partition) != (self.input, self.run, partition) {
                 continue;
             }
-            // Only this run's offsets are comparable with the offset handed to us; an earlier
-            // run's shards are finished data.
-            let uncommitted = name.run == self.run && name.first_offset >= first_offset;
+            let uncommitted = name.first_offset >= first_offset;
             let stale = name
                 .generation
                 .is_some_and(|g| fence::is_stale(&history, g, name.first_offset));
@@ -261,10 +341,10 @@ impl WriterStage {
                 tracing::info!(object = %meta.location, stale, "deleting uncommitted shard before replay");
                 delete_if_present(&self.store, &meta.location).await?;
             } else if meta.location.as_ref().ends_with(".parquet") {
-                indexes.push(((name.run, name.first_offset), meta.location));
+                indexes.push((name.first_offset, meta.location));
             }
         }
-        // Newest shards first (later runs, then higher offsets), until the dedup window is full.
+        // Newest shards first, until the dedup window is full.
         indexes.sort_by_key(|(order, _)| std::cmp::Reverse(*order));
         let mut ids: Vec<String> = Vec::new();
         for (_, path) in indexes {
@@ -323,6 +403,7 @@ impl WriterStage {
         }
         let generation = self.generations.get(&partition).copied();
         let name = ShardName {
+            input: self.input,
             run: self.run,
             partition,
             first_offset,
@@ -584,6 +665,7 @@ mod tests {
     #[test]
     fn shard_names_round_trip_and_sort_by_offset() {
         let name = |run, partition, first_offset, generation| ShardName {
+            input: None,
             run,
             partition,
             first_offset,
@@ -598,7 +680,20 @@ mod tests {
         );
         let fenced = name(None, 3, 120, Some(7));
         assert_eq!(fenced.to_string(), "shard-p0003-o000000000120-g000007");
-        for n in [plain, with_run, fenced] {
+        let of_input = ShardName {
+            input: Some(0x00ab_cdef),
+            ..name(Some(17), 3, 120, Some(7))
+        };
+        assert_eq!(
+            of_input.to_string(),
+            "shard-i00abcdef-r17-p0003-o000000000120-g000007"
+        );
+        assert!(
+            of_input
+                .to_string()
+                .starts_with(&ShardName::partition_prefix(of_input.input, Some(17), 3))
+        );
+        for n in [plain, with_run, fenced, of_input] {
             assert_eq!(ShardName::parse(&format!("{n}.tar")), Some(n));
             assert_eq!(ShardName::parse(&format!("{n}.parquet")), Some(n));
         }
@@ -870,6 +965,7 @@ mod tests {
         // Generation 1's shard of offsets 2.. landed after generation 2's clean-up, and its writer
         // died before its check: nothing took it back.
         let zombie = ShardName {
+            input: None,
             run: None,
             partition: 0,
             first_offset: 2,
@@ -898,6 +994,130 @@ mod tests {
                 "shard-p0000-o000000000000-g000002.tar",
             ]
         );
+    }
+
+    #[test]
+    fn inputs_have_distinct_identities() {
+        let ids = [
+            input_id("altflow-write", "accepted"),
+            input_id("altflow-write", "unique"),
+            input_id("other-write", "accepted"),
+            input_id("altflow-writ", "eaccepted"),
+        ];
+        for (n, a) in ids.iter().enumerate() {
+            assert!(ids[n + 1..].iter().all(|b| a != b), "{ids:x?}");
+        }
+        assert_eq!(input_id("altflow-write", "accepted"), ids[0], "stable");
+    }
+
+    /// The pipeline changed under the same output: a stage added before the writer, which now reads
+    /// another topic from offset 0, in the same group. Its adoption must not take the shards of the
+    /// old input for its own uncommitted ones.
+    #[tokio::test]
+    async fn a_writer_of_another_input_leaves_the_old_inputs_shards_alone() {
+        for store in ["memory://", "local"] {
+            let dir = tempfile::tempdir().unwrap();
+            let url = if store == "local" {
+                dir.path().to_str().unwrap()
+            } else {
+                store
+            };
+            let store = Store::open(url, std::iter::empty()).unwrap();
+            let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+            let batch: Vec<(i64, Sample)> = (0..6).map(|n| (n as i64, sample(n))).collect();
+            let mut old = writer(&store, 2)
+                .for_input("altflow-write", "accepted")
+                .fenced();
+            old.process(inputs(0, &batch), &mut out).await.unwrap();
+            old.process(inputs(1, &batch), &mut out).await.unwrap();
+            let before = names(&store).await;
+            assert_eq!(
+                before.iter().filter(|n| n.starts_with("shard-")).count(),
+                12
+            );
+
+            let mut new = writer(&store, 2)
+                .for_input("altflow-write", "unique")
+                .fenced();
+            let later: Vec<(i64, Sample)> = (0..3).map(|n| (n as i64, sample(n + 10))).collect();
+            new.process(inputs(0, &later), &mut out).await.unwrap();
+            new.finish(&mut out).await.unwrap();
+            let after = names(&store).await;
+            for name in &before {
+                assert!(after.contains(name), "{name} was deleted: {after:?}");
+            }
+            // The new input's shards and fence stand apart.
+            let new_prefix = ShardName::partition_prefix(new.input, None, 0);
+            assert_eq!(
+                after.iter().filter(|n| n.starts_with(&new_prefix)).count(),
+                4
+            );
+            // A replay of the new input cleans up only its own uncommitted shards.
+            let mut again = writer(&store, 2)
+                .for_input("altflow-write", "unique")
+                .fenced();
+            again
+                .process(inputs(0, &later[2..]), &mut out)
+                .await
+                .unwrap();
+            let replayed = names(&store).await;
+            assert_eq!(
+                replayed
+                    .iter()
+                    .filter(|n| n.starts_with(&new_prefix))
+                    .count(),
+                2,
+                "the shard from offset 2 was uncommitted: {replayed:?}"
+            );
+            for name in &before {
+                assert!(replayed.contains(name), "{name} was deleted: {replayed:?}");
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_partitions_listing_holds_its_shards_only() {
+        for url in ["memory://", "local"] {
+            let dir = tempfile::tempdir().unwrap();
+            let url = if url == "local" {
+                dir.path().to_str().unwrap()
+            } else {
+                url
+            };
+            let store = Store::open(url, std::iter::empty()).unwrap();
+            for name in [
+                "shard-i00000001-p0001-o000000000000.tar",
+                "shard-i00000001-p0001-o000000000007-g000002.parquet",
+                "shard-i00000001-p0010-o000000000000.tar",
+                "shard-i00000001-p0000-o000000000000.tar",
+                "shard-i00000002-p0001-o000000000000.tar",
+                "shard-p0001-o000000000000.tar",
+                "_fence/i00000001/p0001/g000000000001",
+                "failures/shard-i00000001-p0001-o000000000000.parquet",
+                "zz.txt",
+            ] {
+                store
+                    .inner
+                    .put(&store.path(name), PutPayload::from(vec![1u8]))
+                    .await
+                    .unwrap();
+            }
+            let mut listed: Vec<String> =
+                list_names_starting(&store, &ShardName::partition_prefix(Some(1), None, 1))
+                    .await
+                    .unwrap()
+                    .into_iter()
+                    .map(|m| m.location.filename().unwrap().to_string())
+                    .collect();
+            listed.sort();
+            assert_eq!(
+                listed,
+                [
+                    "shard-i00000001-p0001-o000000000000.tar",
+                    "shard-i00000001-p0001-o000000000007-g000002.parquet"
+                ]
+            );
+        }
     }
 
     #[tokio::test]

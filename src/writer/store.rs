@@ -121,6 +121,9 @@ pub struct Store {
     pub prefix: Path,
     /// URL of the prefix, for announcements and messages.
     pub base_url: String,
+    /// Whether listings come in key order (cloud stores and memory do; a local directory is walked
+    /// in the file system's order), so that a listing of a name range can stop past its end.
+    pub listed_in_order: bool,
 }
 
 impl Store {
@@ -141,12 +144,14 @@ impl Store {
                     inner: Arc::new(LocalFileSystem::new_with_prefix(&dir)?),
                     prefix: Path::default(),
                     base_url: format!("file://{}", dir.display()),
+                    listed_in_order: false,
                 })
             }
             Output::Memory => Ok(Self {
                 inner: Arc::new(InMemory::new()),
                 prefix: Path::default(),
                 base_url: "memory://".into(),
+                listed_in_order: true,
             }),
             Output::Cloud(url) => {
                 let options = options.into_iter().map(|(k, v)| (k.clone(), v.clone()));
@@ -155,6 +160,7 @@ impl Store {
                     inner: Arc::from(store),
                     prefix,
                     base_url: url.as_str().trim_end_matches('/').to_string(),
+                    listed_in_order: true,
                 })
             }
         }
@@ -188,6 +194,7 @@ impl Store {
                         inner: Arc::from(store),
                         prefix: Path::default(),
                         base_url: String::new(),
+                        listed_in_order: true,
                     },
                     path,
                 ))
