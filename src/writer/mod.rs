@@ -110,14 +110,21 @@ impl ShardName {
     /// The start of the names of every shard of one input's `partition` in `run`: the prefix a
     /// writer lists when it adopts the partition.
     pub fn partition_prefix(input: Option<u32>, run: Option<u64>, partition: i32) -> String {
-        let mut prefix = String::from("shard-");
-        if let Some(input) = input {
-            prefix += &format!("i{input:08x}-");
-        }
+        let mut prefix = Self::input_prefix(input);
         if let Some(run) = run {
             prefix += &format!("r{run}-");
         }
         prefix + &format!("p{partition:04}-")
+    }
+}
+
+impl ShardName {
+    /// The start of the names of every shard of one input, whatever its run and partition.
+    pub fn input_prefix(input: Option<u32>) -> String {
+        match input {
+            Some(input) => format!("shard-i{input:08x}-"),
+            None => "shard-".to_string(),
+        }
     }
 }
 
@@ -320,20 +327,26 @@ impl WriterStage {
             }
             None => fence::History::new(),
         };
-        // Only this input's (and this run's) shards of the partition: their offsets are the ones
-        // handed to us. Another input's or an earlier run's shards are finished data, and listing
-        // only this range keeps an adoption's cost independent of the size of the output.
-        let prefix = ShardName::partition_prefix(self.input, self.run, partition);
+        // Only this input's shards of the partition: another input's offsets are not the ones
+        // handed to us. Listing only this range keeps an adoption's cost independent of the size
+        // of the output. A run of the embedded bus (one process, one adoption per partition) lists
+        // its input's earlier runs too, to drop what they wrote already.
+        let prefix = match self.run {
+            None => ShardName::partition_prefix(self.input, None, partition),
+            Some(_) => ShardName::input_prefix(self.input),
+        };
         let listing = list_names_starting(&self.store, &prefix).await?;
-        let mut indexes: Vec<(i64, object_store::path::Path)> = Vec::new();
+        let mut indexes: Vec<((Option<u64>, i64), object_store::path::Path)> = Vec::new();
         for meta in listing {
             let Some(name) = meta.location.filename().and_then(ShardName::parse) else {
                 continue;
             };
-            if (name.input, name.run, name.partition) != (self.input, self.run, partition) {
+            if (name.input, name.partition) != (self.input, partition) {
                 continue;
             }
-            let uncommitted = name.first_offset >= first_offset;
+            // Only this run's offsets are comparable with the offset handed to us; an earlier
+            // run's shards are finished data.
+            let uncommitted = name.run == self.run && name.first_offset >= first_offset;
             let stale = name
                 .generation
                 .is_some_and(|g| fence::is_stale(&history, g, name.first_offset));
@@ -341,10 +354,10 @@ impl WriterStage {
                 tracing::info!(object = %meta.location, stale, "deleting uncommitted shard before replay");
                 delete_if_present(&self.store, &meta.location).await?;
             } else if meta.location.as_ref().ends_with(".parquet") {
-                indexes.push((name.first_offset, meta.location));
+                indexes.push(((name.run, name.first_offset), meta.location));
             }
         }
-        // Newest shards first, until the dedup window is full.
+        // Newest shards first (later runs, then higher offsets), until the dedup window is full.
         indexes.sort_by_key(|(order, _)| std::cmp::Reverse(*order));
         let mut ids: Vec<String> = Vec::new();
         for (_, path) in indexes {
