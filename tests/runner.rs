@@ -315,9 +315,17 @@ impl Pipelined for Scripted {
     }
 }
 
-/// Topics `in`, `echoed`, `rejects`, `retry` and `dead` of one partition, and settings for a stage
-/// that waits `drain_timeout` for its records on shutdown.
-async fn scripted_bus(drain_timeout: Duration) -> (EmbeddedBus, RunnerSettings) {
+/// A [`Scripted`] stage running on topics `in`, `echoed`, `rejects`, `retry` and `dead` of one
+/// partition, waiting `drain_timeout` for its records on shutdown: the bus, the stage's count of
+/// admitted records, its stop signal and its task.
+async fn start_scripted(
+    drain_timeout: Duration,
+) -> (
+    EmbeddedBus,
+    Arc<std::sync::atomic::AtomicUsize>,
+    watch::Sender<bool>,
+    tokio::task::JoinHandle<Result<(), StageError>>,
+) {
     let bus = EmbeddedBus::new(1024);
     let specs: Vec<TopicSpec> = ["in", "echoed", "rejects", "retry", "dead"]
         .iter()
@@ -336,7 +344,21 @@ async fn scripted_bus(drain_timeout: Duration) -> (EmbeddedBus, RunnerSettings) 
         poll_timeout: Duration::from_millis(50),
         drain_timeout,
     };
-    (bus, settings)
+    let admitted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let stage = Scripted {
+        admitted: admitted.clone(),
+    };
+    let (stop, shutdown) = watch::channel(false);
+    let input = bus.consumer("scripted", &["in".into()]).await.unwrap();
+    let task = tokio::spawn(run_pipelined(
+        stage,
+        input,
+        bus.producer().unwrap(),
+        settings,
+        16,
+        shutdown,
+    ));
+    (bus, admitted, stop, task)
 }
 
 async fn send_captions(bus: &EmbeddedBus, alts: &[&str]) {
@@ -358,22 +380,9 @@ async fn send_captions(bus: &EmbeddedBus, alts: &[&str]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_record_whose_work_panics_is_dead_lettered_and_the_stage_goes_on() {
-    let (bus, settings) = scripted_bus(Duration::from_secs(5)).await;
+    let (bus, _, stop, task) = start_scripted(Duration::from_secs(5)).await;
     let mut echoed = bus.consumer("check", &["echoed".into()]).await.unwrap();
     let mut dead = bus.consumer("check", &["dead".into()]).await.unwrap();
-    let stage = Scripted {
-        admitted: Default::default(),
-    };
-    let (stop, shutdown) = watch::channel(false);
-    let input = bus.consumer("scripted", &["in".into()]).await.unwrap();
-    let task = tokio::spawn(run_pipelined(
-        stage,
-        input,
-        bus.producer().unwrap(),
-        settings,
-        16,
-        shutdown,
-    ));
     send_captions(&bus, &["a", "boom", "b"]).await;
 
     let out: Vec<String> = drain(echoed.as_mut(), 2)
@@ -405,21 +414,7 @@ async fn a_record_whose_work_panics_is_dead_lettered_and_the_stage_goes_on() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_drain_that_times_out_commits_what_finished() {
-    let (bus, settings) = scripted_bus(Duration::from_secs(2)).await;
-    let admitted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let stage = Scripted {
-        admitted: admitted.clone(),
-    };
-    let (stop, shutdown) = watch::channel(false);
-    let input = bus.consumer("scripted", &["in".into()]).await.unwrap();
-    let task = tokio::spawn(run_pipelined(
-        stage,
-        input,
-        bus.producer().unwrap(),
-        settings,
-        16,
-        shutdown,
-    ));
+    let (bus, admitted, stop, task) = start_scripted(Duration::from_secs(2)).await;
     // Ten records that finish during the drain, then one that never does.
     let mut alts = vec!["slow"; 10];
     alts.push("hold");

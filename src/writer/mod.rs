@@ -1009,6 +1009,15 @@ mod tests {
         );
     }
 
+    /// A store in memory (listed in key order) and one in a temporary directory (walked in the
+    /// file system's order), each with the directory that must outlive it.
+    fn memory_and_local_stores() -> Vec<(Option<tempfile::TempDir>, Store)> {
+        let dir = tempfile::tempdir().unwrap();
+        let local = Store::open(dir.path().to_str().unwrap(), std::iter::empty()).unwrap();
+        let memory = Store::open("memory://", std::iter::empty()).unwrap();
+        vec![(None, memory), (Some(dir), local)]
+    }
+
     #[test]
     fn inputs_have_distinct_identities() {
         let ids = [
@@ -1028,14 +1037,7 @@ mod tests {
     /// old input for its own uncommitted ones.
     #[tokio::test]
     async fn a_writer_of_another_input_leaves_the_old_inputs_shards_alone() {
-        for store in ["memory://", "local"] {
-            let dir = tempfile::tempdir().unwrap();
-            let url = if store == "local" {
-                dir.path().to_str().unwrap()
-            } else {
-                store
-            };
-            let store = Store::open(url, std::iter::empty()).unwrap();
+        for (_dir, store) in memory_and_local_stores() {
             let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
             let batch: Vec<(i64, Sample)> = (0..6).map(|n| (n as i64, sample(n))).collect();
             let mut old = writer(&store, 2)
@@ -1090,14 +1092,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_partitions_listing_holds_its_shards_only() {
-        for url in ["memory://", "local"] {
-            let dir = tempfile::tempdir().unwrap();
-            let url = if url == "local" {
-                dir.path().to_str().unwrap()
-            } else {
-                url
-            };
-            let store = Store::open(url, std::iter::empty()).unwrap();
+        for (_dir, store) in memory_and_local_stores() {
             for name in [
                 "shard-i00000001-p0001-o000000000000.tar",
                 "shard-i00000001-p0001-o000000000007-g000002.parquet",
