@@ -36,6 +36,7 @@ struct Metrics {
     ready: IntGaugeVec,
     last_shard: IntGauge,
     shards_fenced: IntCounter,
+    shards_adopted: IntCounter,
     names: Vec<String>,
 }
 
@@ -173,6 +174,11 @@ fn metrics() -> &'static Metrics {
             "Shards a writer did not land, or took back, because another member had taken its \
              partition over (fencing).",
         );
+        let shards_adopted = plain(
+            "shards_adopted_total",
+            "Shards landed but not committed by a partition's previous owner that its new owner \
+             kept, skipping their records instead of writing them again.",
+        );
         let mut names = names.into_inner();
         names.sort();
         Metrics {
@@ -199,6 +205,7 @@ fn metrics() -> &'static Metrics {
             ready,
             last_shard,
             shards_fenced,
+            shards_adopted,
         }
     })
 }
@@ -320,6 +327,11 @@ impl StageMetrics {
     /// One shard not landed, or taken back, because another member owns its partition now.
     pub fn shard_fenced(&self) {
         metrics().shards_fenced.inc();
+    }
+
+    /// One shard of a previous owner kept at an adoption.
+    pub fn shard_adopted(&self) {
+        metrics().shards_adopted.inc();
     }
 }
 

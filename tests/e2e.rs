@@ -441,12 +441,12 @@ fn stage_processes_on_kafka_match_the_embedded_run_across_a_writer_kill() {
     }
     // And after the drain the output is still exactly the reference: nothing lost, nothing twice.
     assert_eq!(common::check_shards(&out).unwrap(), reference);
-    let replayed = std::fs::read_to_string(dir.join("write-again.log"))
+    let kept = std::fs::read_to_string(dir.join("write-again.log"))
         .unwrap()
-        .matches("deleting uncommitted shard")
+        .matches("keeping a shard landed but not committed")
         .count();
     eprintln!(
-        "writer killed with {written_before_kill} shard(s) written; after restart it replaced {replayed} uncommitted object(s)"
+        "writer killed with {written_before_kill} shard(s) written; after restart it kept {kept} uncommitted shard(s)"
     );
 }
 

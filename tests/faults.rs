@@ -309,12 +309,16 @@ caption_column = "text"
         assert_eq!(keys, self.expected, "{label}: after the drain");
         let shards = common::tar_count(&self.out());
         let logs = self.all_logs();
-        let replaced = logs.matches("deleting uncommitted shard").count();
+        let kept = logs
+            .matches("keeping a shard landed but not committed")
+            .count();
+        let deleted = logs.matches("deleting an unfinished shard").count()
+            + logs.matches("next owner disowned").count();
         let fenced = logs.matches("shard taken back").count();
         eprintln!(
             "fault suite, {label}: {} of {} samples in {shards} shards, 0 lost, 0 duplicate; \
-             {replaced} uncommitted object(s) replaced on adoption, {fenced} shard(s) taken back \
-             by fencing; {}",
+             {kept} uncommitted shard(s) kept and {deleted} deleted on adoption, {fenced} shard(s) \
+             taken back by fencing; {}",
             keys.len(),
             self.expected.len(),
             self.events.join(", ")

@@ -1,33 +1,36 @@
 //! Fencing the writers of a partition: a member that lost a partition cannot land a shard after the
-//! new owner has cleaned up.
+//! new owner has looked at the output, and the new owner keeps every shard that landed before.
 //!
 //! Without it, a writer that is slow in a put when the rebalance comes (or paused, or cut off from the
-//! broker past its session timeout) finishes its put after the new owner deleted the partition's
-//! uncommitted shards and began rewriting them: its shard then holds samples the new owner writes
-//! again (duplicates), or replaces the new owner's shard of the same name with other cut points (loss).
+//! broker past its session timeout) finishes its put after the new owner began writing the partition:
+//! its shard then holds samples the new owner writes again (duplicates).
 //!
 //! The protocol, on the object store alone:
 //! - Each adoption of a partition takes the next **generation** by creating
-//!   `_fence/iIIIIIIII/pPPPP/gGGGGGGGGGGGG` (per input, [`super::input_id`]) with a create-if-absent put (`PutMode::Create`: atomic on S3 with
-//!   `If-None-Match`, GCS, Azure, local files and memory), so two adopters never share one. The
-//!   object holds the first offset the generation was handed (`from`).
+//!   `_fence/iIIIIIIII/pPPPP/gGGGGGGGGGGGG` (per input, [`super::input_id`]) with a create-if-absent
+//!   put (`PutMode::Create`: atomic on S3 with `If-None-Match`, GCS, Azure, local files and memory),
+//!   so two adopters never share one. The object holds the first offset the generation was handed
+//!   (`from`, the committed offset).
+//! - The new owner then lists the partition's shards. Complete shards past `from` that no later
+//!   generation disowned are kept (their records are skipped, not written again); it then
+//!   **settles** its generation: it rewrites the object as `from resume`, `resume` being the first
+//!   offset it will write itself. A generation that never settled reads as `resume = from`.
 //! - A writer names its shards with its generation, and after putting a shard, before announcing it,
-//!   checks that the next generation does not exist. If it does, the writer deletes what it just
-//!   put (the name is its own: it cannot hit the new owner's objects) and stops writing the
-//!   partition.
-//! - A new owner, after taking its generation and before writing, deletes every shard of a
-//!   generation `g` that starts at or past the `from` of the generation after `g` ([`is_stale`]): a
-//!   zombie's shard that landed after the zombie's check passed, or whose writer died between its
-//!   put and its check.
+//!   checks that no later generation exists. If one does, the writer deletes what it just put (the
+//!   name is its own: it cannot hit the new owner's objects) and stops writing the partition.
+//! - A shard of generation `g` that starts at or past the `resume` of any later generation is
+//!   **stale** ([`is_stale`]): that generation's listing did not keep it, so it writes those records
+//!   itself. Adoptions delete stale shards.
 //!
 //! Either the zombie's check comes after the new generation exists (it deletes its shard), or it came
-//! before, and then its put came before too, so the new owner's listing sees the shard. What remains
-//! is an announcement: a zombie whose check passed can still announce a shard that the new owner
-//! deletes moments later. Readers that follow `shards` skip a shard that is gone, and can apply
-//! [`is_stale`] to the `_fence/` objects to tell such a shard before opening it.
+//! before, and then its put came before the new owner's listing too, which keeps the shard: the new
+//! owner skips its records. A zombie that died between its put and its check leaves a shard past the
+//! new owner's `resume`, which the next adoption deletes. Offsets committed by a group only move
+//! forward, so a shard that some generation committed or kept never starts past a later `resume`.
 
 use std::collections::BTreeMap;
 
+use futures::TryStreamExt;
 use object_store::path::Path;
 use object_store::{ObjectStoreExt, PutMode, PutOptions, PutPayload};
 
@@ -48,8 +51,17 @@ pub struct Fence {
     input: Option<u32>,
 }
 
-/// The generations of a partition that are still kept: generation → first offset handed to it.
-pub type History = BTreeMap<u64, i64>;
+/// Where a generation of a partition began.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// The first offset handed to it: the group's committed offset at its adoption.
+    pub from: i64,
+    /// The first offset it writes itself: past the shards it kept. `from` until it settles.
+    pub resume: i64,
+}
+
+/// The generations of a partition that are still kept.
+pub type History = BTreeMap<u64, Span>;
 
 impl Fence {
     /// Fences over the objects of `store`, for the writers of `input` ([`super::input_id`]).
@@ -89,7 +101,7 @@ impl Fence {
                 .await;
             match put {
                 Ok(_) => {
-                    history.insert(generation, from);
+                    history.insert(generation, Span { from, resume: from });
                     self.prune(partition, generation, &mut history).await?;
                     return Ok((generation, history));
                 }
@@ -111,15 +123,39 @@ impl Fence {
         })
     }
 
-    /// Whether a generation after `generation` exists: another member adopted the partition since.
-    pub async fn superseded(&self, partition: i32, generation: u64) -> Result<bool, WriterError> {
-        let path = self.path(partition, Some(generation + 1));
-        match self.store.inner.head(&path).await {
-            Ok(_) => Ok(true),
-            Err(object_store::Error::NotFound { .. }) => Ok(false),
-            Err(source) => Err(WriterError::Object {
-                op: "read",
+    /// Records that `generation` (handed `from`) writes from `resume` on, having kept the shards
+    /// before it. Only this generation's owner writes its object, so a plain put is enough.
+    pub async fn settle(
+        &self,
+        partition: i32,
+        generation: u64,
+        span: Span,
+    ) -> Result<(), WriterError> {
+        let path = self.path(partition, Some(generation));
+        let body = format!("{} {}", span.from, span.resume);
+        self.store
+            .inner
+            .put(&path, PutPayload::from(body.into_bytes()))
+            .await
+            .map_err(|source| WriterError::Object {
+                op: "write",
                 path: path.to_string(),
+                source,
+            })?;
+        Ok(())
+    }
+
+    /// Whether a generation after `generation` exists: another member adopted the partition since.
+    /// Any later one, not only the next: the next may have been pruned by then.
+    pub async fn superseded(&self, partition: i32, generation: u64) -> Result<bool, WriterError> {
+        let dir = self.path(partition, None);
+        let own = self.path(partition, Some(generation));
+        let mut later = self.store.inner.list_with_offset(Some(&dir), &own);
+        match later.try_next().await {
+            Ok(found) => Ok(found.is_some()),
+            Err(source) => Err(WriterError::Object {
+                op: "list",
+                path: dir.to_string(),
                 source,
             }),
         }
@@ -150,14 +186,14 @@ impl Fence {
                 Err(object_store::Error::NotFound { .. }) => continue,
                 Err(source) => return Err(read_err(source)),
             };
-            let from = std::str::from_utf8(&bytes)
-                .ok()
-                .and_then(|s| s.trim().parse::<i64>().ok())
-                .ok_or_else(|| WriterError::Fence {
-                    partition,
-                    message: format!("{} does not hold an offset", meta.location),
-                })?;
-            history.insert(generation, from);
+            let span = parse_span(&bytes).ok_or_else(|| WriterError::Fence {
+                partition,
+                message: format!(
+                    "{} holds neither `FROM` nor `FROM RESUME` offsets",
+                    meta.location
+                ),
+            })?;
+            history.insert(generation, span);
         }
         Ok(history)
     }
@@ -182,16 +218,26 @@ impl Fence {
     }
 }
 
-/// Whether a shard of `generation` starting at `offset` was written by a member that had lost the
-/// partition: the generation after it was handed an offset at or before the shard's
-/// start, so the shard's records were not committed and are the later generation's to write. A
-/// generation whose successor was pruned is taken as valid: its shards went through the clean-ups of
-/// every kept generation.
+/// A fence object's body: `FROM` (taken, not settled) or `FROM RESUME`.
+fn parse_span(bytes: &[u8]) -> Option<Span> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut numbers = text.split_whitespace().map(str::parse::<i64>);
+    let from = numbers.next()?.ok()?;
+    let resume = match numbers.next() {
+        Some(resume) => resume.ok()?,
+        None => from,
+    };
+    numbers.next().is_none().then_some(Span { from, resume })
+}
+
+/// Whether a shard of `generation` starting at `offset` was disowned: a later generation resumed
+/// writing at or before the shard's start, so its listing did not keep the shard, and the shard's
+/// records are that generation's to write. Any later generation counts, not only the next: a
+/// zombie's shard must stay stale after its successor is pruned from the history.
 pub fn is_stale(history: &History, generation: u64, offset: i64) -> bool {
-    // Generations are taken one after another, so the next one is `generation + 1`.
     history
-        .get(&(generation + 1))
-        .is_some_and(|from| *from <= offset)
+        .range(generation + 1..)
+        .any(|(_, span)| span.resume <= offset)
 }
 
 #[cfg(test)]
@@ -213,7 +259,8 @@ mod tests {
         assert!(!fence.superseded(3, first).await.unwrap());
         let (second, history) = fence.take(3, 10).await.unwrap();
         assert_eq!(second, 2);
-        assert_eq!(history, History::from([(1, 0), (2, 10)]));
+        let span = |from| Span { from, resume: from };
+        assert_eq!(history, History::from([(1, span(0)), (2, span(10))]));
         assert!(fence.superseded(3, first).await.unwrap());
         assert!(!fence.superseded(3, second).await.unwrap());
         // Partitions are fenced apart.
@@ -246,16 +293,62 @@ mod tests {
         assert_eq!(history.keys().next(), Some(&5));
     }
 
+    #[tokio::test]
+    async fn a_zombie_of_a_pruned_generation_is_still_superseded() {
+        let fence = fence();
+        let (zombie, _) = fence.take(0, 0).await.unwrap();
+        for n in 1..(KEPT as i64 + 5) {
+            fence.take(0, n).await.unwrap();
+        }
+        // Its successor is gone from the history; the check must not take that for "current".
+        assert!(!fence.history(0).await.unwrap().contains_key(&(zombie + 1)));
+        assert!(fence.superseded(0, zombie).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_settled_generation_reads_back_with_its_resume() {
+        let fence = fence();
+        let (generation, _) = fence.take(2, 40).await.unwrap();
+        let settled = Span {
+            from: 40,
+            resume: 57,
+        };
+        fence.settle(2, generation, settled).await.unwrap();
+        assert_eq!(fence.history(2).await.unwrap()[&generation], settled);
+        assert_eq!(
+            parse_span(b"12"),
+            Some(Span {
+                from: 12,
+                resume: 12
+            })
+        );
+        assert_eq!(parse_span(b"12 x"), None);
+        assert_eq!(parse_span(b"1 2 3"), None);
+    }
+
     #[test]
-    fn a_shard_past_the_next_generations_start_is_stale() {
-        // Generation 5 wrote from 0; 6 took over at 10; 7 at 20.
-        let history = History::from([(5, 0), (6, 10), (7, 20)]);
+    fn a_shard_past_a_later_generations_resume_is_stale() {
+        let span = |from, resume| Span { from, resume };
+        // Generation 5 wrote from 3; 6 took over at 10 and kept nothing; 7 was handed 20 and kept
+        // 6's uncommitted shards up to offset 24.
+        let history = History::from([(5, span(3, 3)), (6, span(10, 10)), (7, span(20, 25))]);
         assert!(!is_stale(&history, 5, 9), "committed before 6 took over");
         assert!(is_stale(&history, 5, 10), "a zombie's shard");
         assert!(is_stale(&history, 5, 25), "a zombie that read far ahead");
         assert!(!is_stale(&history, 6, 15), "6's own, committed before 7");
-        assert!(is_stale(&history, 6, 20), "6 died before committing it");
+        assert!(
+            !is_stale(&history, 6, 20),
+            "6's own, not committed, kept by 7"
+        );
+        assert!(is_stale(&history, 6, 25), "6's, landed after 7 listed");
         assert!(!is_stale(&history, 7, 30), "the current generation");
-        assert!(!is_stale(&history, 2, 30), "older than the history");
+        assert!(
+            is_stale(&history, 2, 30),
+            "a zombie whose successor was pruned"
+        );
+        assert!(
+            !is_stale(&history, 2, 2),
+            "an old generation's committed shard"
+        );
     }
 }

@@ -249,26 +249,48 @@ pub fn encode_parquet(batch: RecordBatch) -> Result<Vec<u8>, parquet::errors::Pa
     Ok(out)
 }
 
-/// Reads the `key` column of an index file.
-pub fn read_keys(parquet: bytes::Bytes) -> Result<Vec<String>, parquet::errors::ParquetError> {
-    use arrow_array::Array;
+/// What an adoption needs of an index file: its keys, in row order, and the last input offset it
+/// holds.
+#[derive(Debug, Default, PartialEq)]
+pub struct Written {
+    /// The `key` column.
+    pub keys: Vec<String>,
+    /// The largest `source_offset`; `None` for an index without rows.
+    pub last_offset: Option<i64>,
+}
+
+/// Reads the `key` and `source_offset` columns of an index file.
+pub fn read_written(parquet: bytes::Bytes) -> Result<Written, parquet::errors::ParquetError> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int64Type;
     use parquet::arrow::ProjectionMask;
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::errors::ParquetError;
 
     let builder = ParquetRecordBatchReaderBuilder::try_new(parquet)?;
-    let mask = ProjectionMask::columns(builder.parquet_schema(), ["key"]);
+    let mask = ProjectionMask::columns(builder.parquet_schema(), ["key", "source_offset"]);
     let reader = builder.with_projection(mask).build()?;
-    let mut keys = Vec::new();
+    let mut written = Written::default();
     for batch in reader {
         let batch = batch?;
-        let column = batch
-            .column(0)
-            .as_any()
-            .downcast_ref::<arrow_array::StringArray>()
+        let column = |name: &str| {
+            batch
+                .column_by_name(name)
+                .ok_or_else(|| ParquetError::General(format!("no `{name}` column")))
+        };
+        let keys = column("key")?
+            .as_string_opt::<i32>()
+            .ok_or_else(|| ParquetError::General("`key` is not a string column".into()))?;
+        let offsets = column("source_offset")?
+            .as_primitive_opt::<Int64Type>()
             .ok_or_else(|| {
-                parquet::errors::ParquetError::General("key is not a string column".into())
+                ParquetError::General("`source_offset` is not an int64 column".into())
             })?;
-        keys.extend((0..column.len()).map(|i| column.value(i).to_string()));
+        written
+            .keys
+            .extend(keys.iter().map(|k| k.unwrap_or_default().to_string()));
+        let last = offsets.iter().flatten().max();
+        written.last_offset = written.last_offset.max(last);
     }
-    Ok(keys)
+    Ok(written)
 }

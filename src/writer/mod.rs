@@ -18,11 +18,12 @@ pub mod index;
 pub mod store;
 pub mod tar;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use futures::TryStreamExt;
+use object_store::path::Path;
 use object_store::{ObjectStoreExt, PutPayload};
 
 use crate::bounded::BoundedSet;
@@ -82,7 +83,7 @@ impl From<WriterError> for crate::stage::StageError {
 /// never touches another input's shards) and the run when offsets are not durable (the embedded bus
 /// numbers each run's records from 0 again, so the run keeps its shards apart from an earlier run's
 /// in the same output), and before the writer's generation when writers are fenced ([`fence`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ShardName {
     /// The input the shard's offsets count in ([`input_id`]); none in outputs of versions before it.
     pub input: Option<u32>,
@@ -239,6 +240,13 @@ pub(crate) async fn delete_if_present(
     }
 }
 
+/// The objects of one shard found by a listing.
+#[derive(Default)]
+struct ShardObjects {
+    tar: Option<Path>,
+    index: Option<Path>,
+}
+
 /// A shard being filled (its first offset is held with it, in [`Held`]).
 struct OpenShard {
     last_offset: i64,
@@ -264,6 +272,9 @@ pub struct WriterStage {
     /// Partitions another member took over while this one still wrote them, with the first offset
     /// not landed: their input is dropped and their offsets held there until they are revoked.
     fenced_off: HashMap<i32, i64>,
+    /// Per owned partition, the first offset this member writes: records before it are in shards
+    /// a previous owner landed and this one kept at its adoption.
+    resume: HashMap<i32, i64>,
 }
 
 impl WriterStage {
@@ -281,6 +292,7 @@ impl WriterStage {
             fence: None,
             generations: HashMap::new(),
             fenced_off: HashMap::new(),
+            resume: HashMap::new(),
         }
     }
 
@@ -305,15 +317,17 @@ impl WriterStage {
         self
     }
 
-    /// Prepares a newly owned partition whose first handed offset is `first_offset`.
+    /// Prepares a newly owned partition whose first handed offset is `first_offset` (the committed
+    /// offset): disowned shards deleted, the previous owner's landed but uncommitted shards kept
+    /// (their records are skipped), the dedup window reloaded.
     async fn adopt_partition(
         &mut self,
         partition: i32,
         first_offset: i64,
     ) -> Result<(), WriterError> {
         // The generation first: from here on a member that still writes this partition cannot
-        // land a shard that the clean-up below misses.
-        let history = match &self.fence {
+        // land a shard that the listing below misses and that stays.
+        let taken = match &self.fence {
             Some(fence) => {
                 let (generation, history) = fence.take(partition, first_offset).await?;
                 tracing::info!(
@@ -323,10 +337,15 @@ impl WriterStage {
                     "took the partition's next generation"
                 );
                 self.generations.insert(partition, generation);
-                history
+                Some((generation, history))
             }
-            None => fence::History::new(),
+            None => None,
         };
+        // Staleness is judged by the generations before ours: ours has not listed yet.
+        let mut history = taken.as_ref().map(|(_, h)| h.clone()).unwrap_or_default();
+        if let Some((generation, _)) = &taken {
+            history.remove(generation);
+        }
         // Only this input's shards of the partition: another input's offsets are not the ones
         // handed to us. Listing only this range keeps an adoption's cost independent of the size
         // of the output. A run of the embedded bus (one process, one adoption per partition) lists
@@ -336,7 +355,7 @@ impl WriterStage {
             Some(_) => ShardName::input_prefix(self.input),
         };
         let listing = list_names_starting(&self.store, &prefix).await?;
-        let mut indexes: Vec<((Option<u64>, i64), object_store::path::Path)> = Vec::new();
+        let mut shards: BTreeMap<ShardName, ShardObjects> = BTreeMap::new();
         for meta in listing {
             let Some(name) = meta.location.filename().and_then(ShardName::parse) else {
                 continue;
@@ -344,51 +363,121 @@ impl WriterStage {
             if (name.input, name.partition) != (self.input, partition) {
                 continue;
             }
-            // Only this run's offsets are comparable with the offset handed to us; an earlier
-            // run's shards are finished data.
-            let uncommitted = name.run == self.run && name.first_offset >= first_offset;
+            let entry = shards.entry(name).or_default();
+            if meta.location.as_ref().ends_with(".parquet") {
+                entry.index = Some(meta.location);
+            } else {
+                entry.tar = Some(meta.location);
+            }
+        }
+        let mut finished: Vec<((Option<u64>, i64), Path)> = Vec::new();
+        let mut uncommitted: Vec<(ShardName, ShardObjects)> = Vec::new();
+        for (name, objects) in shards {
             let stale = name
                 .generation
                 .is_some_and(|g| fence::is_stale(&history, g, name.first_offset));
-            if uncommitted || stale {
-                tracing::info!(object = %meta.location, stale, "deleting uncommitted shard before replay");
-                delete_if_present(&self.store, &meta.location).await?;
-            } else if meta.location.as_ref().ends_with(".parquet") {
-                indexes.push(((name.run, name.first_offset), meta.location));
+            if stale {
+                // A later generation's listing did not keep it: its records are written again.
+                tracing::info!(shard = %name, "deleting a shard its partition's next owner disowned");
+                self.delete_shard(objects).await?;
+            } else if name.run == self.run && name.first_offset >= first_offset {
+                uncommitted.push((name, objects));
+            } else if let Some(index) = objects.index {
+                // Only this run's offsets are comparable with the offset handed to us; an earlier
+                // run's shards, and shards before the committed offset, are finished data.
+                finished.push(((name.run, name.first_offset), index));
             }
         }
-        // Newest shards first (later runs, then higher offsets), until the dedup window is full.
-        indexes.sort_by_key(|(order, _)| std::cmp::Reverse(*order));
-        let mut ids: Vec<String> = Vec::new();
-        for (_, path) in indexes {
+        // Landed but not committed: the previous owner wrote them and stopped before committing
+        // (a crash, a rebalance, a drain cut short). Trainers may have read them already, so they
+        // are kept and their records skipped, in offset order while they are complete (a tar
+        // without its index is a put that never finished) and do not overlap; whatever follows a
+        // gap of that kind is written again.
+        uncommitted.sort_by_key(|(name, _)| (name.first_offset, name.generation));
+        let mut resume = first_offset;
+        let mut recent_keys: Vec<String> = Vec::new();
+        let mut broken = false;
+        for (name, objects) in uncommitted {
+            let keep = !broken && name.first_offset >= resume;
+            let written = match (&objects, keep) {
+                (
+                    ShardObjects {
+                        tar: Some(_),
+                        index: Some(index),
+                    },
+                    true,
+                ) => Some(self.read_index(index).await?),
+                _ => None,
+            };
+            match written {
+                Some(written) => {
+                    tracing::info!(shard = %name, rows = written.keys.len(), "keeping a shard landed but not committed");
+                    self.metrics.shard_adopted();
+                    resume = resume.max(written.last_offset.map_or(resume, |last| last + 1));
+                    recent_keys.extend(written.keys);
+                }
+                None => {
+                    broken = true;
+                    tracing::info!(shard = %name, "deleting an unfinished shard before replay");
+                    self.delete_shard(objects).await?;
+                }
+            }
+        }
+        if let (Some(fence), Some((generation, _))) = (&self.fence, &taken)
+            && resume != first_offset
+        {
+            let span = fence::Span {
+                from: first_offset,
+                resume,
+            };
+            fence.settle(partition, *generation, span).await?;
+        }
+        self.resume.insert(partition, resume);
+        // Newest shards first (later runs, then higher offsets), until the dedup window is full:
+        // the kept shards are the newest of all.
+        finished.sort_by_key(|(order, _)| std::cmp::Reverse(*order));
+        let mut ids: Vec<String> = recent_keys.into_iter().rev().collect();
+        for (_, path) in finished {
             if ids.len() >= self.config.dedup_window {
                 break;
             }
-            let object_err = |source| WriterError::Object {
-                op: "read",
-                path: path.to_string(),
-                source,
-            };
-            let bytes = self
-                .store
-                .inner
-                .get(&path)
-                .await
-                .map_err(object_err)?
-                .bytes()
-                .await
-                .map_err(object_err)?;
-            let keys = index::read_keys(bytes).map_err(|source| WriterError::Index {
-                path: path.to_string(),
-                source,
-            })?;
-            ids.extend(keys.into_iter().rev());
+            ids.extend(self.read_index(&path).await?.keys.into_iter().rev());
         }
         let mut recent = BoundedSet::new(self.config.dedup_window);
         for id in ids.into_iter().take(self.config.dedup_window).rev() {
             recent.insert(id);
         }
         self.recent.insert(partition, recent);
+        Ok(())
+    }
+
+    /// The keys and last input offset of the index at `path`.
+    async fn read_index(&self, path: &Path) -> Result<index::Written, WriterError> {
+        let object_err = |source| WriterError::Object {
+            op: "read",
+            path: path.to_string(),
+            source,
+        };
+        let bytes = self
+            .store
+            .inner
+            .get(path)
+            .await
+            .map_err(object_err)?
+            .bytes()
+            .await
+            .map_err(object_err)?;
+        index::read_written(bytes).map_err(|source| WriterError::Index {
+            path: path.to_string(),
+            source,
+        })
+    }
+
+    /// Deletes a shard's objects, the index first: an index never points at a tar that is gone.
+    async fn delete_shard(&self, objects: ShardObjects) -> Result<(), WriterError> {
+        for path in [objects.index, objects.tar].into_iter().flatten() {
+            delete_if_present(&self.store, &path).await?;
+        }
         Ok(())
     }
 
@@ -556,6 +645,10 @@ impl Stage for WriterStage {
             if !self.recent.contains_key(&partition) {
                 self.adopt_partition(partition, input.offset).await?;
             }
+            if input.offset < self.resume.get(&partition).copied().unwrap_or(i64::MIN) {
+                // In a kept shard already.
+                continue;
+            }
             let shard = self.open.input(partition, input.offset, || OpenShard {
                 last_offset: input.offset,
                 tar: TarBuilder::new(),
@@ -643,6 +736,7 @@ impl Stage for WriterStage {
             self.recent.remove(partition);
             self.generations.remove(partition);
             self.fenced_off.remove(partition);
+            self.resume.remove(partition);
         }
     }
 
@@ -860,13 +954,13 @@ mod tests {
         );
         let (_, index) = objects(&store).await.remove(2);
         assert_eq!(
-            index::read_keys(index.into()).unwrap(),
+            index::read_written(index.into()).unwrap().keys,
             vec![sample(3).id().to_string()]
         );
     }
 
     #[tokio::test]
-    async fn shards_past_the_committed_offset_are_removed_before_replay() {
+    async fn shards_landed_past_the_committed_offset_are_kept_and_their_records_skipped() {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
         let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
         let mut before = writer(&store, 1);
@@ -874,21 +968,115 @@ mod tests {
         before.process(inputs(0, &batch), &mut out).await.unwrap();
         assert_eq!(objects(&store).await.len(), 6);
 
-        // Crash after shard o0 was committed; o1 and o2 were written but not committed, and the
-        // replay from offset 1 cuts shards differently (two records per shard).
+        // Crash after shard o0 was committed; o1 and o2 landed but were not committed. The replay
+        // from offset 1, with other cut points (two records per shard), writes only what is new.
         let mut after = writer(&store, 2);
-        let replay: Vec<(i64, Sample)> = (1..3).map(|n| (n as i64, sample(n as usize))).collect();
+        let replay: Vec<(i64, Sample)> = (1..4).map(|n| (n as i64, sample(n as usize))).collect();
         after.process(inputs(0, &replay), &mut out).await.unwrap();
+        after.finish(&mut out).await.unwrap();
         let names: Vec<String> = objects(&store).await.into_iter().map(|(n, _)| n).collect();
+        let shard = |o: i64| format!("shard-p0000-o{o:012}");
+        let expected: Vec<String> = (0..4)
+            .flat_map(|o| [format!("{}.parquet", shard(o)), format!("{}.tar", shard(o))])
+            .collect();
+        assert_eq!(names, expected, "o1 and o2 kept, o3 new");
+        assert_eq!(after.held_from("pairs", 0), None);
+    }
+
+    /// Every sample id of `announcements`, with how many still present shards announced it.
+    async fn ids_announced(
+        store: &Store,
+        announcements: &[ShardAnnouncement],
+    ) -> HashMap<String, usize> {
+        let mut ids = HashMap::new();
+        for shard in announcements {
+            let name = shard.index_url.rsplit('/').next().unwrap();
+            let index = store.inner.get(&store.path(name)).await;
+            let index = index
+                .unwrap_or_else(|e| panic!("announced {name} is gone: {e}"))
+                .bytes()
+                .await
+                .unwrap();
+            for key in index::read_written(index).unwrap().keys {
+                *ids.entry(key).or_insert(0) += 1;
+            }
+        }
+        ids
+    }
+
+    #[tokio::test]
+    async fn a_shard_announced_before_its_offsets_were_committed_is_never_written_twice() {
+        let store = Store::open("memory://", std::iter::empty()).unwrap();
+        let batch: Vec<(i64, Sample)> = (0..6).map(|n| (n as i64, sample(n))).collect();
+        let mut announcements = Vec::new();
+        let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+
+        // Generation 1 lands and announces o0 (records 0, 1), holds 2 in an open shard, and dies
+        // before its offsets are committed: a trainer may have read o0 already.
+        let mut first = writer(&store, 2).fenced();
+        first
+            .process(inputs(0, &batch[..3]), &mut out)
+            .await
+            .unwrap();
+        announcements.extend(announced(&mut out));
+        assert_eq!(announcements.len(), 1);
+        drop(first);
+
+        // Generation 2 is handed offset 0 again. It keeps o0, writes 2.. and dies uncommitted too.
+        let mut second = writer(&store, 2).fenced();
+        second.process(inputs(0, &batch), &mut out).await.unwrap();
+        second.finish(&mut out).await.unwrap();
+        announcements.extend(announced(&mut out));
+        drop(second);
+        // Generation 3, handed offset 0 once more, finds everything written.
+        let mut third = writer(&store, 2).fenced();
+        third.process(inputs(0, &batch), &mut out).await.unwrap();
+        third.finish(&mut out).await.unwrap();
+        announcements.extend(announced(&mut out));
+        assert_eq!(third.held_from("pairs", 0), None);
+
+        let ids = ids_announced(&store, &announcements).await;
+        assert_eq!(ids.len(), 6, "every sample announced: {ids:?}");
+        assert!(
+            ids.values().all(|&n| n == 1),
+            "a sample announced in two shards: {ids:?}"
+        );
         assert_eq!(
-            names,
+            names(&store).await,
             vec![
-                "shard-p0000-o000000000000.parquet",
-                "shard-p0000-o000000000000.tar",
-                "shard-p0000-o000000000001.parquet",
-                "shard-p0000-o000000000001.tar",
-            ],
-            "the stale o2 shard is gone and o1 holds both replayed samples"
+                "shard-p0000-o000000000000-g000001.parquet",
+                "shard-p0000-o000000000000-g000001.tar",
+                "shard-p0000-o000000000002-g000002.parquet",
+                "shard-p0000-o000000000002-g000002.tar",
+                "shard-p0000-o000000000004-g000002.parquet",
+                "shard-p0000-o000000000004-g000002.tar",
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_shard_whose_index_never_landed_is_written_again() {
+        let store = Store::open("memory://", std::iter::empty()).unwrap();
+        let batch: Vec<(i64, Sample)> = (0..4).map(|n| (n as i64, sample(n))).collect();
+        let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+        let mut first = writer(&store, 2).fenced();
+        first.process(inputs(0, &batch), &mut out).await.unwrap();
+        // It died between the tar and the index of its second shard.
+        store
+            .inner
+            .delete(&store.path("shard-p0000-o000000000002-g000001.parquet"))
+            .await
+            .unwrap();
+        let mut second = writer(&store, 2).fenced();
+        second.process(inputs(0, &batch), &mut out).await.unwrap();
+        assert_eq!(
+            names(&store).await,
+            vec![
+                "shard-p0000-o000000000000-g000001.parquet",
+                "shard-p0000-o000000000000-g000001.tar",
+                "shard-p0000-o000000000002-g000002.parquet",
+                "shard-p0000-o000000000002-g000002.tar",
+            ]
         );
     }
 
@@ -1067,7 +1255,7 @@ mod tests {
                 after.iter().filter(|n| n.starts_with(&new_prefix)).count(),
                 4
             );
-            // A replay of the new input cleans up only its own uncommitted shards.
+            // A replay of the new input keeps its own uncommitted shard and writes nothing.
             let mut again = writer(&store, 2)
                 .for_input("altflow-write", "unique")
                 .fenced();
@@ -1075,15 +1263,9 @@ mod tests {
                 .process(inputs(0, &later[2..]), &mut out)
                 .await
                 .unwrap();
+            again.finish(&mut out).await.unwrap();
             let replayed = names(&store).await;
-            assert_eq!(
-                replayed
-                    .iter()
-                    .filter(|n| n.starts_with(&new_prefix))
-                    .count(),
-                2,
-                "the shard from offset 2 was uncommitted: {replayed:?}"
-            );
+            assert_eq!(replayed, after, "the replay changed the output");
             for name in &before {
                 assert!(replayed.contains(name), "{name} was deleted: {replayed:?}");
             }
