@@ -7,6 +7,7 @@ import random
 import zlib
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence
 
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from . import storage
@@ -216,7 +217,7 @@ class AltflowDataset(_Base):
             try:
                 rows = pq.read_table(index_path, filesystem=fs, columns=columns).to_pylist()
             except FileNotFoundError:
-                log.warning("shard %s is gone (announced, then taken back): skipped", shard.name)
+                log.warning("shard %s is gone (announced, then deleted): skipped", shard.name)
                 return
         count = len(rows)
         wanted = sorted((i for i in range(count) if i not in skip),
@@ -227,11 +228,20 @@ class AltflowDataset(_Base):
         try:
             tar = fs.open_input_file(tar_path)
         except FileNotFoundError:
-            log.warning("shard %s is gone (announced, then taken back): skipped", shard.name)
+            log.warning("shard %s is gone (announced, then deleted): skipped", shard.name)
             return
         with tar:
             for start, end, members in _spans(rows, wanted):
-                data = tar.read_at(end - start, start)
+                try:
+                    data = tar.read_at(end - start, start)
+                except OSError:
+                    # On S3, GCS and Azure each span is a request of its own: the tar may have
+                    # been deleted since the open. Its rows read so far stand.
+                    if fs.get_file_info(tar_path).type != pafs.FileType.NotFound:
+                        raise
+                    log.warning("shard %s is gone (deleted while read): the rest of it skipped",
+                                shard.name)
+                    return
                 if len(data) != end - start:
                     raise IOError(f"{shard.url}: rows {members[0]}… run past the end of the tar")
                 for i in members:
