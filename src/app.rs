@@ -342,7 +342,8 @@ pub fn spawn_stage(
                 .map_err(|e| fail(e.into()))?;
             let input = pipeline.input_topic(stage).unwrap_or_default();
             let mut s = WriterStage::new(store, pipeline.write.clone(), output)
-                .for_input(&pipeline.group(stage), &input);
+                .for_input(&pipeline.group(stage), &input)
+                .owned_by(launch.consumer.ownership());
             match pipeline.bus.kind {
                 BusKind::Embedded => s = s.with_run(run_id()),
                 // Members of other processes can take partitions over.

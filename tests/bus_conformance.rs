@@ -312,6 +312,9 @@ async fn rebalance_reports_revocations(backend: Backend) {
         a.poll(10, Duration::from_millis(100)).await.unwrap();
     }
     a.take_revoked();
+    // Asked from elsewhere, as a stage asks it in the middle of a batch.
+    let ownership = a.ownership();
+    assert!((0..2).all(|p| ownership.owns(&topic, p)));
 
     // B joins: whatever B receives must have been reported to A as revoked, and the two members'
     // assignments must split the topic.
@@ -331,6 +334,14 @@ async fn rebalance_reports_revocations(backend: Backend) {
                 owned_b.is_subset(&revoked),
                 "B owns {owned_b:?}, A was told of {revoked:?}"
             );
+            for p in 0..2 {
+                assert_eq!(
+                    ownership.owns(&topic, p),
+                    owned_a.contains(&p),
+                    "partition {p}"
+                );
+            }
+            assert!(!ownership.owns("another-topic", 0));
             break;
         }
         assert!(

@@ -31,8 +31,8 @@ use tokio::sync::Notify;
 use tokio::sync::futures::Notified;
 
 use super::{
-    Bus, BusError, Consumer, Message, OutMessage, PartitionLag, Producer, Result, TopicSpec,
-    partition_for,
+    Bus, BusError, Consumer, Message, OutMessage, Ownership, PartitionLag, Producer, Result,
+    TopicSpec, partition_for,
 };
 
 /// The in-process bus. Clones share the same topics.
@@ -470,6 +470,20 @@ impl Consumer for EmbeddedConsumer {
             });
         }
         out
+    }
+
+    fn ownership(&self) -> Ownership {
+        let (topics, group, member) = (self.topics.clone(), self.group.clone(), self.member);
+        Ownership::new(move |name, partition| {
+            topics.iter().filter(|t| &*t.name == name).any(|topic| {
+                let state = topic.lock();
+                state
+                    .groups
+                    .get(&group)
+                    .and_then(|g| g.members.get(&member))
+                    .is_some_and(|m| m.positions.contains_key(&partition))
+            })
+        })
     }
 
     fn take_revoked(&mut self) -> Vec<(Arc<str>, i32)> {

@@ -32,7 +32,8 @@ use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
 use tokio::sync::mpsc;
 
 use super::{
-    Bus, BusError, Consumer, Message, OutMessage, PartitionLag, Producer, Result, TopicSpec,
+    Bus, BusError, Consumer, Message, OutMessage, Ownership, PartitionLag, Producer, Result,
+    TopicSpec,
 };
 
 /// Settings of the Kafka backend.
@@ -436,6 +437,15 @@ impl Consumer for KafkaConsumer {
 
     fn take_revoked(&mut self) -> Vec<(Arc<str>, i32)> {
         std::mem::take(&mut *lock(&self.state.revoked))
+    }
+
+    fn ownership(&self) -> Ownership {
+        // Revocations take the partition out of `assigned` inside librdkafka's poll, on the
+        // polling thread, before the rebalance can hand it to another member.
+        let state = self.state.clone();
+        Ownership::new(move |topic, partition| {
+            lock(&state.assigned).contains(&(topic.to_string(), partition))
+        })
     }
 
     fn lag(&self) -> Vec<PartitionLag> {

@@ -124,6 +124,12 @@ pub trait Consumer: Send {
     async fn commit(&mut self) -> Result<()>;
     /// Partitions this member owns now.
     fn assignment(&self) -> Vec<(Arc<str>, i32)>;
+    /// A handle that tells, from any task and at any moment, whether this member owns a
+    /// partition: unlike [`Consumer::take_revoked`], it sees a rebalance that happens while a
+    /// batch is being processed.
+    fn ownership(&self) -> Ownership {
+        Ownership::everything()
+    }
     /// Partitions taken from this member since the last call (by a rebalance).
     fn take_revoked(&mut self) -> Vec<(Arc<str>, i32)>;
     /// Current lag per owned partition, where the backend knows it.
@@ -136,6 +142,30 @@ pub trait Consumer: Send {
     }
     /// Commits stored offsets and leaves the group.
     async fn close(self: Box<Self>) -> Result<()>;
+}
+
+/// Whether this member owns a partition now ([`Consumer::ownership`]).
+#[derive(Clone, Default)]
+pub struct Ownership(Option<Arc<OwnsFn>>);
+
+/// `owns(topic, partition)`.
+type OwnsFn = dyn Fn(&str, i32) -> bool + Send + Sync;
+
+impl Ownership {
+    /// Every partition, always: a bus whose members never lose partitions to other processes.
+    pub fn everything() -> Self {
+        Self(None)
+    }
+
+    /// Ownership as `owns(topic, partition)` answers it.
+    pub fn new(owns: impl Fn(&str, i32) -> bool + Send + Sync + 'static) -> Self {
+        Self(Some(Arc::new(owns)))
+    }
+
+    /// Whether this member owns `topic`/`partition` now.
+    pub fn owns(&self, topic: &str, partition: i32) -> bool {
+        self.0.as_ref().is_none_or(|owns| owns(topic, partition))
+    }
 }
 
 /// FNV-1a of `bytes`: a 64-bit hash stable across processes and versions (the standard library's

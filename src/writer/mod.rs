@@ -20,6 +20,7 @@ pub mod tar;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use futures::TryStreamExt;
@@ -27,6 +28,7 @@ use object_store::path::Path;
 use object_store::{ObjectStoreExt, PutPayload};
 
 use crate::bounded::BoundedSet;
+use crate::bus::Ownership;
 use crate::config::WriteConfig;
 use crate::metrics::StageMetrics;
 use crate::reason::Reason;
@@ -247,6 +249,13 @@ struct ShardObjects {
     index: Option<Path>,
 }
 
+/// A partition another member took over while this one still wrote it.
+struct FencedOff {
+    /// The first offset not landed: the partition's offsets are held there.
+    held: i64,
+    since: Instant,
+}
+
 /// A shard being filled (its first offset is held with it, in [`Held`]).
 struct OpenShard {
     last_offset: i64,
@@ -269,13 +278,26 @@ pub struct WriterStage {
     fence: Option<Fence>,
     /// This member's generation per owned partition, when fenced.
     generations: HashMap<i32, u64>,
-    /// Partitions another member took over while this one still wrote them, with the first offset
-    /// not landed: their input is dropped and their offsets held there until they are revoked.
-    fenced_off: HashMap<i32, i64>,
+    /// Partitions another member took over while this one still wrote them: their input is dropped
+    /// and their offsets held until they are revoked.
+    fenced_off: HashMap<i32, FencedOff>,
+    /// The topic this writer reads (it reads one), as its input names it.
+    topic: Option<Arc<str>>,
     /// Per owned partition, the first offset this member writes: records before it are in shards
     /// a previous owner landed and this one kept at its adoption.
     resume: HashMap<i32, i64>,
+    /// Whether this member still owns a partition, asked before adopting one.
+    ownership: Ownership,
+    /// [`FENCED_OFF_LIMIT`]; shorter in tests.
+    fenced_off_limit: Duration,
 }
+
+/// How long a partition may stay fenced off while the consumer still says this member owns it.
+/// A zombie hears of its revocation within a session timeout of waking (librdkafka's default is
+/// 45 s); past this, the generation that fenced it was taken by a member that had already lost the
+/// partition (its take raced a rebalance), nobody writes the partition, and only leaving the group
+/// (the stage fails, its process restarts) hands it to an owner that adopts it afresh.
+const FENCED_OFF_LIMIT: Duration = Duration::from_secs(120);
 
 impl WriterStage {
     /// A writer into `store`, announcing finished shards on `shards_topic`.
@@ -292,7 +314,10 @@ impl WriterStage {
             fence: None,
             generations: HashMap::new(),
             fenced_off: HashMap::new(),
+            topic: None,
             resume: HashMap::new(),
+            ownership: Ownership::everything(),
+            fenced_off_limit: FENCED_OFF_LIMIT,
         }
     }
 
@@ -317,14 +342,32 @@ impl WriterStage {
         self
     }
 
+    /// Adopts only partitions `ownership` says this member owns when it comes to them: a batch
+    /// polled before a rebalance still holds records of partitions it took away, and adopting one
+    /// of those would take a generation over its new owner's and fence that owner off.
+    pub fn owned_by(mut self, ownership: Ownership) -> Self {
+        self.ownership = ownership;
+        self
+    }
+
     /// Prepares a newly owned partition whose first handed offset is `first_offset` (the committed
     /// offset): disowned shards deleted, the previous owner's landed but uncommitted shards kept
-    /// (their records are skipped), the dedup window reloaded.
+    /// (their records are skipped), the dedup window reloaded. False when the partition is not
+    /// this member's any more.
     async fn adopt_partition(
         &mut self,
+        topic: &str,
         partition: i32,
         first_offset: i64,
-    ) -> Result<(), WriterError> {
+    ) -> Result<bool, WriterError> {
+        if !self.ownership.owns(topic, partition) {
+            tracing::info!(
+                partition,
+                first_offset,
+                "not adopting a partition revoked since its records were polled"
+            );
+            return Ok(false);
+        }
         // The generation first: from here on a member that still writes this partition cannot
         // land a shard that the listing below misses and that stays.
         let taken = match &self.fence {
@@ -336,6 +379,16 @@ impl WriterStage {
                     first_offset,
                     "took the partition's next generation"
                 );
+                if !self.ownership.owns(topic, partition) {
+                    // Revoked while the generation was being taken. A new owner that took its own
+                    // before ours is fenced off now; see `FENCED_OFF_LIMIT`.
+                    tracing::warn!(
+                        partition,
+                        generation,
+                        "took a generation of a partition revoked meanwhile"
+                    );
+                    return Ok(false);
+                }
                 self.generations.insert(partition, generation);
                 Some((generation, history))
             }
@@ -448,7 +501,7 @@ impl WriterStage {
             recent.insert(id);
         }
         self.recent.insert(partition, recent);
-        Ok(())
+        Ok(true)
     }
 
     /// The keys and last input offset of the index at `path`.
@@ -535,7 +588,13 @@ impl WriterStage {
             delete_if_present(&self.store, &self.store.path(&index_name)).await?;
             delete_if_present(&self.store, &self.store.path(&tar_name)).await?;
             self.metrics.shard_fenced();
-            self.fenced_off.insert(partition, first_offset);
+            self.fenced_off.insert(
+                partition,
+                FencedOff {
+                    held: first_offset,
+                    since: Instant::now(),
+                },
+            );
             self.recent.remove(&partition);
             return Ok(());
         }
@@ -638,12 +697,20 @@ impl Stage for WriterStage {
     ) -> Result<(), StageError> {
         for input in batch {
             let partition = input.partition;
+            if self.topic.is_none() {
+                self.topic = Some(input.topic.clone());
+            }
             if self.fenced_off.contains_key(&partition) {
                 // Another member writes this partition now; it replays these records.
                 continue;
             }
-            if !self.recent.contains_key(&partition) {
-                self.adopt_partition(partition, input.offset).await?;
+            if !self.recent.contains_key(&partition)
+                && !self
+                    .adopt_partition(&input.topic, partition, input.offset)
+                    .await?
+            {
+                // Not ours any more; its new owner replays it.
+                continue;
             }
             if input.offset < self.resume.get(&partition).copied().unwrap_or(i64::MIN) {
                 // In a kept shard already.
@@ -719,13 +786,30 @@ impl Stage for WriterStage {
         for partition in self.open.due(self.config.flush_after, self.config.max_age) {
             self.finish_shard(partition, out).await?;
         }
+        let topic = self.topic.as_deref().unwrap_or_default();
+        for (partition, fenced) in &self.fenced_off {
+            if fenced.since.elapsed() >= self.fenced_off_limit
+                && self.ownership.owns(topic, *partition)
+            {
+                return Err(WriterError::Fence {
+                    partition: *partition,
+                    message: format!(
+                        "fenced off for {:?} by a later generation while this member still owns \
+                         the partition: nobody writes it; leaving the group so that its next owner \
+                         adopts it",
+                        fenced.since.elapsed()
+                    ),
+                }
+                .into());
+            }
+        }
         Ok(())
     }
 
     fn held_from(&self, _topic: &str, partition: i32) -> Option<i64> {
         self.fenced_off
             .get(&partition)
-            .copied()
+            .map(|fenced| fenced.held)
             .or_else(|| self.open.held_from(partition))
     }
 
@@ -1195,6 +1279,61 @@ mod tests {
                 "shard-p0000-o000000000000-g000002.tar",
             ]
         );
+    }
+
+    #[tokio::test]
+    async fn a_batch_polled_before_a_rebalance_does_not_adopt_the_partition_it_lost() {
+        let store = Store::open("memory://", std::iter::empty()).unwrap();
+        let batch: Vec<(i64, Sample)> = (0..3).map(|n| (n as i64, sample(n))).collect();
+        let fence = Fence::new(store.clone(), None);
+        // B owns partition 0 now and has adopted it (generation 1).
+        let mut owner = fenced_writer(&store);
+        let mut owner_out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+        owner
+            .process(inputs(0, &batch), &mut owner_out)
+            .await
+            .unwrap();
+        // A polled a batch of partition 0 before the rebalance that took it away, and processes it
+        // after: its consumer no longer owns the partition.
+        let mut stale = fenced_writer(&store).owned_by(Ownership::new(|_, _| false));
+        let mut stale_out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+        stale
+            .process(inputs(0, &batch), &mut stale_out)
+            .await
+            .unwrap();
+        stale.finish(&mut stale_out).await.unwrap();
+        assert!(announced(&mut stale_out).is_empty());
+        assert_eq!(
+            fence.history(0).await.unwrap().len(),
+            1,
+            "no generation taken"
+        );
+        owner.finish(&mut owner_out).await.unwrap();
+        assert_eq!(announced(&mut owner_out).len(), 1, "the owner still writes");
+
+        // Without the check (as before), the stale member takes generation 2 and the owner's next
+        // shard is fenced off: nobody writes the partition until the next rebalance.
+        let mut unchecked = fenced_writer(&store);
+        unchecked
+            .process(inputs(0, &[(3, sample(3))]), &mut stale_out)
+            .await
+            .unwrap();
+        owner
+            .process(inputs(0, &[(3, sample(3))]), &mut owner_out)
+            .await
+            .unwrap();
+        owner.finish(&mut owner_out).await.unwrap();
+        assert!(announced(&mut owner_out).is_empty());
+        assert_eq!(owner.held_from("pairs", 0), Some(3));
+        // Fenced off while its consumer still says it owns the partition: past the limit, the
+        // stage fails (its process restarts and rejoins) rather than hold the partition forever.
+        owner.tick(&mut owner_out).await.unwrap();
+        owner.fenced_off_limit = Duration::ZERO;
+        let error = owner.tick(&mut owner_out).await.unwrap_err().to_string();
+        assert!(error.contains("fenced off"), "{error}");
+        // A zombie whose revocation is under way is not failed: its consumer no longer owns it.
+        owner.ownership = Ownership::new(|_, _| false);
+        owner.tick(&mut owner_out).await.unwrap();
     }
 
     /// A store in memory (listed in key order) and one in a temporary directory (walked in the
