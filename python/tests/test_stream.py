@@ -65,11 +65,11 @@ class Stream:
         finally:
             assert stop(proc) == 0, (self.work / f"{name}.log").read_text()[-3000:]
 
-    def reader(self, rank, checkpoint):
+    def reader(self, rank, checkpoint, idle_timeout=30):
         return subprocess.Popen(
             [sys.executable, str(HERE / "reader_proc.py"), str(checkpoint), "--rank", str(rank),
              "--world-size", "2", "--output", self.output, "--brokers", self.broker, "--topic",
-             self.topic, "--idle-timeout", "30"],
+             self.topic, "--idle-timeout", str(idle_timeout)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -212,3 +212,40 @@ def test_topic_watermark_bounds_the_epoch_and_skips_what_is_not_a_shard(broker):
     # Without a watermark, the pass ends when the topic has been quiet for idle_timeout.
     data = AltflowDataset(brokers=broker, topic=topic, idle_timeout=2)
     assert sorted(s.name for s in data.shards()) == sorted(n + ".tar" for n in before + after)
+
+
+def test_a_pipeline_killed_right_after_a_shard_landed_is_trained_once(tmp_path, altflow_bin,
+                                                                      broker, s3, web):
+    """The writer's window: a shard put and announced, its offsets not yet committed, the process
+    SIGKILLed. The restarted pipeline replays from the committed offset while two ranks follow
+    `shards`; whatever they read before the kill, every sample is trained on once."""
+    stream = Stream(tmp_path, altflow_bin, broker, s3, web)
+    checkpoints = [tmp_path / "rank0.json", tmp_path / "rank1.json"]
+    # Patient readers: the restart takes a while to land its first shard.
+    readers = [stream.reader(rank, checkpoints[rank], idle_timeout=120) for rank in (0, 1)]
+    name, proc, _ = stream.start("first", 0, 200)
+    # As soon as the first shard is in the store: its commit is at most commit_interval away.
+    wait_until("a first shard", lambda: keys_in(stream.output), poll=0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    landed = len(keys_in(stream.output))
+    assert 0 < landed < 200, landed
+    # The same pipeline again: it seeds the same images, and the writer drops what it has.
+    name, proc, _ = stream.start("again", 0, 200)
+    stream.finish((name, proc, 200))
+    everything = keys_in(stream.output)
+    assert len(everything) == len(set(everything)) == 200, "a sample in two shards"
+
+    trained = []
+    for reader, checkpoint in zip(readers, checkpoints):
+        out, err = reader.communicate(timeout=300)
+        assert reader.returncode == 0, err.decode()[-3000:]
+        assert checkpoint.exists(), f"{checkpoint.name}: trained nothing; {err.decode()[-3000:]}"
+        trained += json.loads(checkpoint.read_text())["keys"]
+    counts = collections.Counter(trained)
+    duplicated = [k for k, n in counts.items() if n > 1]
+    assert not duplicated, f"{len(duplicated)} samples trained on twice"
+    assert set(counts) == set(everything), (
+        f"missing {len(set(everything) - set(counts))}, unknown {len(set(counts) - set(everything))}")
+    kept = (tmp_path / "again.log").read_text().count("keeping a shard landed but not committed")
+    print(f"killed with {landed} samples landed; the restart kept {kept} uncommitted shard(s)")

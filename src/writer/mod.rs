@@ -247,6 +247,8 @@ pub(crate) async fn delete_if_present(
 struct ShardObjects {
     tar: Option<Path>,
     index: Option<Path>,
+    /// The tar's size.
+    tar_bytes: u64,
 }
 
 /// A partition another member took over while this one still wrote it.
@@ -359,6 +361,7 @@ impl WriterStage {
         topic: &str,
         partition: i32,
         first_offset: i64,
+        out: &mut Emitter,
     ) -> Result<bool, WriterError> {
         if !self.ownership.owns(topic, partition) {
             tracing::info!(
@@ -421,6 +424,7 @@ impl WriterStage {
                 entry.index = Some(meta.location);
             } else {
                 entry.tar = Some(meta.location);
+                entry.tar_bytes = meta.size;
             }
         }
         let mut finished: Vec<((Option<u64>, i64), Path)> = Vec::new();
@@ -445,7 +449,8 @@ impl WriterStage {
         // (a crash, a rebalance, a drain cut short). Trainers may have read them already, so they
         // are kept and their records skipped, in offset order while they are complete (a tar
         // without its index is a put that never finished) and do not overlap; whatever follows a
-        // gap of that kind is written again.
+        // gap of that kind is written again. Each kept shard is announced again: its owner may
+        // have died before announcing it (readers take a shard once, by name).
         uncommitted.sort_by_key(|(name, _)| (name.first_offset, name.generation));
         let mut resume = first_offset;
         let mut recent_keys: Vec<String> = Vec::new();
@@ -457,6 +462,7 @@ impl WriterStage {
                     ShardObjects {
                         tar: Some(_),
                         index: Some(index),
+                        ..
                     },
                     true,
                 ) => Some(self.read_index(index).await?),
@@ -466,7 +472,18 @@ impl WriterStage {
                 Some(written) => {
                     tracing::info!(shard = %name, rows = written.keys.len(), "keeping a shard landed but not committed");
                     self.metrics.shard_adopted();
-                    resume = resume.max(written.last_offset.map_or(resume, |last| last + 1));
+                    let last_offset = written.last_offset.unwrap_or(name.first_offset);
+                    resume = resume.max(last_offset + 1);
+                    let announcement = ShardAnnouncement {
+                        url: self.store.url(&format!("{name}.tar")),
+                        index_url: self.store.url(&format!("{name}.parquet")),
+                        rows: written.keys.len() as u64,
+                        bytes: objects.tar_bytes,
+                        partition,
+                        first_offset: name.first_offset,
+                        last_offset,
+                    };
+                    out.emit_side(&self.shards_topic, &name.to_string(), &announcement);
                     recent_keys.extend(written.keys);
                 }
                 None => {
@@ -706,7 +723,7 @@ impl Stage for WriterStage {
             }
             if !self.recent.contains_key(&partition)
                 && !self
-                    .adopt_partition(&input.topic, partition, input.offset)
+                    .adopt_partition(&input.topic, partition, input.offset, out)
                     .await?
             {
                 // Not ours any more; its new owner replays it.
@@ -1067,13 +1084,18 @@ mod tests {
         assert_eq!(after.held_from("pairs", 0), None);
     }
 
-    /// Every sample id of `announcements`, with how many still present shards announced it.
+    /// Every sample id of `announcements`, with how many still present shards announced it: a
+    /// shard announced twice counts once, as readers take it.
     async fn ids_announced(
         store: &Store,
         announcements: &[ShardAnnouncement],
     ) -> HashMap<String, usize> {
         let mut ids = HashMap::new();
+        let mut seen = std::collections::HashSet::new();
         for shard in announcements {
+            if !seen.insert(shard.url.clone()) {
+                continue;
+            }
             let name = shard.index_url.rsplit('/').next().unwrap();
             let index = store.inner.get(&store.path(name)).await;
             let index = index
@@ -1095,22 +1117,31 @@ mod tests {
         let mut announcements = Vec::new();
         let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
 
-        // Generation 1 lands and announces o0 (records 0, 1), holds 2 in an open shard, and dies
-        // before its offsets are committed: a trainer may have read o0 already.
+        // Generation 1 lands o0 (records 0, 1), holds 2 in an open shard, and dies before its
+        // offsets are committed: a trainer may have read o0 already, or, if it died before
+        // producing the announcement, nobody has heard of o0.
         let mut first = writer(&store, 2).fenced();
         first
             .process(inputs(0, &batch[..3]), &mut out)
             .await
             .unwrap();
-        announcements.extend(announced(&mut out));
-        assert_eq!(announcements.len(), 1);
+        assert_eq!(announced(&mut out).len(), 1, "lost with the process");
         drop(first);
 
-        // Generation 2 is handed offset 0 again. It keeps o0, writes 2.. and dies uncommitted too.
+        // Generation 2 is handed offset 0 again. It keeps o0 and announces it, writes 2.. and dies
+        // uncommitted too.
         let mut second = writer(&store, 2).fenced();
         second.process(inputs(0, &batch), &mut out).await.unwrap();
         second.finish(&mut out).await.unwrap();
         announcements.extend(announced(&mut out));
+        assert_eq!(
+            announcements[0].url,
+            store.url("shard-p0000-o000000000000-g000001.tar")
+        );
+        assert_eq!(
+            (announcements[0].rows, announcements[0].last_offset),
+            (2, 1)
+        );
         drop(second);
         // Generation 3, handed offset 0 once more, finds everything written.
         let mut third = writer(&store, 2).fenced();
