@@ -20,14 +20,20 @@ HERE = Path(__file__).resolve().parent
 
 
 def keys_in(output):
-    """Every key of every shard under `output` (pyarrow, not the reader)."""
+    """Every key of every shard under `output` (pyarrow, not the reader); listed again when a
+    listed index is deleted before it is read."""
     fs, base = storage.resolve(output)
-    files = [i.path for i in fs.get_file_info(pafs.FileSelector(base, allow_not_found=True))
-             if i.base_name.startswith("shard-") and i.base_name.endswith(".parquet")]
-    if not files:
-        return []
-    return ds.dataset(files, filesystem=fs, format="parquet").to_table(columns=["key"])[
-        "key"].to_pylist()
+    for _ in range(10):
+        files = [i.path for i in fs.get_file_info(pafs.FileSelector(base, allow_not_found=True))
+                 if i.base_name.startswith("shard-") and i.base_name.endswith(".parquet")]
+        if not files:
+            return []
+        try:
+            return ds.dataset(files, filesystem=fs, format="parquet").to_table(
+                columns=["key"])["key"].to_pylist()
+        except FileNotFoundError:
+            time.sleep(0.2)
+    raise AssertionError(f"{output}: indexes keep disappearing")
 
 
 def wait_until(what, condition, seconds=180, poll=0.2):
@@ -216,16 +222,20 @@ def test_topic_watermark_bounds_the_epoch_and_skips_what_is_not_a_shard(broker):
 
 def test_a_pipeline_killed_right_after_a_shard_landed_is_trained_once(tmp_path, altflow_bin,
                                                                       broker, s3, web):
-    """The writer's window: a shard put and announced, its offsets not yet committed, the process
-    SIGKILLed. The restarted pipeline replays from the committed offset while two ranks follow
-    `shards`; whatever they read before the kill, every sample is trained on once."""
+    """The writer's window: a shard put, announced and trained on, its offsets not yet committed,
+    the process SIGKILLed. The restarted pipeline replays from the committed offset while two ranks
+    follow `shards`; every sample is trained on once (before: the restart deleted the shards the
+    ranks had read and wrote their samples again under other names)."""
     stream = Stream(tmp_path, altflow_bin, broker, s3, web)
+    # Commits 10 s apart hold the window open: a shard announced, read, and not committed.
+    stream.extra = stream.extra.replace('commit_interval = "200ms"', 'commit_interval = "10s"')
     checkpoints = [tmp_path / "rank0.json", tmp_path / "rank1.json"]
     # Patient readers: the restart takes a while to land its first shard.
     readers = [stream.reader(rank, checkpoints[rank], idle_timeout=120) for rank in (0, 1)]
     name, proc, _ = stream.start("first", 0, 200)
-    # As soon as the first shard is in the store: its commit is at most commit_interval away.
-    wait_until("a first shard", lambda: keys_in(stream.output), poll=0.02)
+    # As soon as a trainer has trained on a sample of the first shards, before their commit.
+    wait_until("a trained sample", lambda: any(checkpoint_samples(c) for c in checkpoints),
+               poll=0.02)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     landed = len(keys_in(stream.output))

@@ -1,0 +1,26 @@
+"""The soak's short version (scripts/soak.py; the 30-minute one is scripts/soak.sh): a Kafka
+pipeline with two members per stage, fed continuously from a long-tail web while members are
+SIGKILLed and SIGSTOPped, two ranks training from `shards`. Nothing lost, nothing twice."""
+import json
+import os
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def test_a_short_soak_loses_nothing_and_trains_each_sample_once(altflow_bin, tmp_path):
+    report = tmp_path / "report.json"
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "scripts/soak.py"), "--seconds", "90", "--rate", "3",
+         "--chaos", "20", "--settle", "240", "--reader-idle", "45", "--report", str(report)],
+        env={**os.environ, "ALTFLOW_BIN": altflow_bin}, capture_output=True, text=True,
+        timeout=900)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
+    result = json.loads(report.read_text())
+    assert not any(result["problems"].values()), result["problems"]
+    # The faults happened, and the web's failures were in the mix.
+    assert any("SIGKILL" in e or "SIGSTOP" in e for e in result["events"]), result["events"]
+    assert result["served"] < result["seeded"], "no 404 among the seeded URLs"
+    assert result["trained"] == result["output_samples"] == result["served"]
+    print(json.dumps({k: result[k] for k in ("seeded", "served", "trained", "memory")}))

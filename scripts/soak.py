@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+"""Soak: a Kafka pipeline under continuous input and continuous faults, with trainers reading.
+
+Starts tansu, a synthetic long-tail web (scripts/long_tail_web.py: slow hosts, 404s, 429s), two
+members of each of filter, fetch, write and retry as `altflow stage` processes, and two reader
+ranks (python/tests/reader_proc.py) following the `shards` topic. Every FEED seconds it seeds a new
+slice of the web's URLs; every CHAOS seconds it SIGKILLs a random member (restarted at once) or
+SIGSTOPs one past its session timeout (then SIGCONT). After SECONDS it stops seeding, waits for the
+output to hold every image the web serves, stops the members and waits for the readers.
+
+It fails (exit 1) unless: every served image is in exactly one shard, no 404 is, and the two ranks
+trained on every sample of the output exactly once. It prints a JSON report with the members'
+memory: resident set size over time of each member that was never killed, and its slope after the
+first third of the run (MiB per minute).
+
+    scripts/soak.py --seconds 1800            # the full soak (scripts/soak.sh)
+    scripts/soak.py --seconds 120 --chaos 20  # the short version python/tests/test_soak.py runs
+
+Needs: the altflow binary (ALTFLOW_BIN, default target/debug/altflow), tansu (.tools/bin/tansu:
+scripts/install-broker.sh), the reader (pip install ./python) and pyarrow.
+"""
+import argparse
+import collections
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STAGES = ["filter", "fetch", "write", "retry"]
+SESSION_TIMEOUT_S = 6
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, proc, what, seconds=30):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            sys.exit(f"{what} exited with {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    sys.exit(f"{what} did not listen on {port} within {seconds} s")
+
+
+def rss_mib(pid):
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def slope(points):
+    """Least-squares slope of (t seconds, MiB) points, in MiB per minute."""
+    if len(points) < 3:
+        return None
+    n = len(points)
+    mt = sum(t for t, _ in points) / n
+    mv = sum(v for _, v in points) / n
+    var = sum((t - mt) ** 2 for t, _ in points)
+    if var == 0:
+        return None
+    return 60 * sum((t - mt) * (v - mv) for t, v in points) / var
+
+
+def output_rows(out):
+    """(key, image_url) of every index row in the output directory."""
+    import pyarrow.parquet as pq
+
+    rows = []
+    for index in sorted(Path(out).glob("shard-*.parquet")):
+        table = pq.read_table(index, columns=["key", "image_url"])
+        rows += zip(table["key"].to_pylist(), table["image_url"].to_pylist())
+    return rows
+
+
+class Soak:
+    def __init__(self, args, work):
+        self.args, self.work = args, work
+        self.bin = os.environ.get("ALTFLOW_BIN", str(ROOT / "target/debug/altflow"))
+        self.run = uuid.uuid4().hex[:8]
+        self.out = work / "out"
+        self.events = []
+        self.members = {}  # name -> (stage, Popen, started monotonic, killed before?)
+        self.memory = collections.defaultdict(list)  # name -> [(t, MiB)]
+        self.started = time.monotonic()
+        self.procs = []
+
+    def log(self, event):
+        t = time.monotonic() - self.started
+        self.events.append(f"{t:.0f}s {event}")
+        print(f"[soak {t:6.0f}s] {event}", flush=True)
+
+    def start_broker(self):
+        self.broker_port = free_port()
+        url = f"tcp://127.0.0.1:{self.broker_port}"
+        self.broker = subprocess.Popen(
+            [str(ROOT / ".tools/bin/tansu"), "broker", "--listener-url", url,
+             "--advertised-listener-url", url, "--storage-engine", "memory://tansu/"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.procs.append(self.broker)
+        wait_for_port(self.broker_port, self.broker, "tansu")
+
+    def start_web(self):
+        images = self.args.rate * self.args.seconds
+        self.web_port = free_port()
+        script = str(ROOT / "scripts/long_tail_web.py")
+        web = self.work / "web"
+        subprocess.run([sys.executable, script, "plan", "--dir", str(web), "--images",
+                        str(images), "--hosts", "4", "--port", str(self.web_port), "--mix",
+                        "long-tail"], check=True)
+        self.lines = (web / "list.csv").read_text().splitlines()
+        self.plan = json.loads((web / "plan.json").read_text())
+        proc = subprocess.Popen(
+            [sys.executable, script, "serve", "--plan", str(web / "plan.json"), "--hosts", "4",
+             "--port", str(self.web_port), "--pictures", str(ROOT / "examples/site/img")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.procs.append(proc)
+        wait_for_port(self.web_port, proc, "the long-tail web")
+
+    def pipeline(self, name, url_list):
+        path = self.work / f"{name}.toml"
+        path.write_text(f"""stages = {json.dumps(STAGES)}
+[bus]
+kind = "kafka"
+brokers = "127.0.0.1:{self.broker_port}"
+partitions = 4
+group_prefix = "g{self.run}."
+commit_interval = "200ms"
+[bus.consumer_options]
+"session.timeout.ms" = "{SESSION_TIMEOUT_S * 1000}"
+"heartbeat.interval.ms" = "500"
+[topics]
+prefix = "t{self.run}."
+[http]
+allow_networks = ["127.0.0.0/8"]
+min_host_delay = "0ms"
+per_host_concurrency = 8
+timeout = "10s"
+[filter]
+preset = "cc12m"
+min_side = 100
+rare_word_min_count = 0
+[fetch]
+max_side = 256
+[write]
+output = "{self.out}"
+max_records = 20
+flush_after = "1s"
+[[url_lists]]
+path = "{url_list}"
+""")
+        return path
+
+    def start_member(self, name, stage):
+        log = open(self.work / f"{name}.log", "a")
+        proc = subprocess.Popen([self.bin, "stage", stage, "--pipeline",
+                                 str(self.pipeline("member", self.work / "none.csv"))],
+                                cwd=self.work, stdout=log, stderr=subprocess.STDOUT)
+        killed = name in self.members and self.members[name][3]
+        self.members[name] = (stage, proc, time.monotonic(), killed)
+
+    def seed(self, start, stop):
+        url_list = self.work / f"seed-{start}.csv"
+        url_list.write_text("\n".join([self.lines[0]] + self.lines[1 + start:1 + stop]) + "\n")
+        subprocess.run([self.bin, "seed", "--pipeline", str(self.pipeline("seed", url_list))],
+                       cwd=self.work, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+
+    def chaos(self, rng):
+        name = rng.choice(sorted(self.members))
+        stage, proc, _, _ = self.members[name]
+        if rng.random() < 0.5:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            self.members[name] = (stage, proc, 0, True)
+            self.start_member(name, stage)
+            self.log(f"SIGKILL {name}, restarted")
+        else:
+            proc.send_signal(signal.SIGSTOP)
+            self.log(f"SIGSTOP {name} for {SESSION_TIMEOUT_S + 3} s")
+            time.sleep(SESSION_TIMEOUT_S + 3)
+            proc.send_signal(signal.SIGCONT)
+
+    def sample_memory(self):
+        t = time.monotonic() - self.started
+        for name, (_, proc, _, killed) in self.members.items():
+            if not killed and proc.poll() is None:
+                mib = rss_mib(proc.pid)
+                if mib is not None:
+                    self.memory[name].append((t, mib))
+
+    def reader(self, rank):
+        checkpoint = self.work / f"rank{rank}.json"
+        proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "python/tests/reader_proc.py"), str(checkpoint),
+             "--rank", str(rank), "--world-size", "2", "--output", str(self.out), "--brokers",
+             f"127.0.0.1:{self.broker_port}", "--topic", f"t{self.run}.shards",
+             "--idle-timeout", str(self.args.reader_idle), "--step", "0.005"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        return proc, checkpoint
+
+    def main(self):
+        args = self.args
+        self.start_broker()
+        self.start_web()
+        self.out.mkdir()
+        # Members never seed; their pipeline names an empty list.
+        (self.work / "none.csv").write_text(self.lines[0] + "\n")
+        subprocess.run([self.bin, "topics", "create", "--pipeline",
+                        str(self.pipeline("member", self.work / "none.csv"))],
+                       cwd=self.work, check=True, stdout=subprocess.DEVNULL)
+        for stage in STAGES:
+            for member in "ab":
+                self.start_member(f"{stage}-{member}", stage)
+        readers = [self.reader(rank) for rank in (0, 1)]
+        rng = random.Random(args.seed)
+        seeded = 0
+        next_feed = next_chaos = time.monotonic()
+        next_chaos += args.chaos
+        end = time.monotonic() + args.seconds
+        while time.monotonic() < end:
+            now = time.monotonic()
+            if now >= next_feed:
+                count = args.rate * args.feed
+                self.seed(seeded, seeded + count)
+                seeded += count
+                next_feed += args.feed
+            if now >= next_chaos:
+                self.chaos(rng)
+                next_chaos += args.chaos
+            self.sample_memory()
+            time.sleep(1)
+        self.log(f"seeding stopped after {seeded} URLs")
+
+        served = {f"http://127.0.0.{row['host']}:{self.web_port}{row['path']}"
+                  for row in self.plan[:seeded] if row["status"] != 404}
+        deadline = time.monotonic() + args.settle
+        while True:
+            rows = output_rows(self.out)
+            if {url for _, url in rows} >= served or time.monotonic() > deadline:
+                break
+            self.sample_memory()
+            time.sleep(2)
+        for name, (_, proc, _, _) in sorted(self.members.items()):
+            proc.send_signal(signal.SIGTERM)
+        for name, (_, proc, _, _) in sorted(self.members.items()):
+            try:
+                proc.wait(timeout=90)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                self.log(f"{name} did not drain in 90 s")
+        rows = output_rows(self.out)
+        trained = []
+        for proc, checkpoint in readers:
+            _, err = proc.communicate(timeout=args.reader_idle + 300)
+            if proc.returncode != 0:
+                self.log(f"reader failed: {err.decode()[-2000:]}")
+            if checkpoint.exists():
+                trained += json.loads(checkpoint.read_text())["keys"]
+
+        keys = collections.Counter(k for k, _ in rows)
+        urls = {url for _, url in rows}
+        counts = collections.Counter(trained)
+        problems = {
+            "samples in two shards": sum(1 for n in keys.values() if n > 1),
+            "served images missing from the output": len(served - urls),
+            "output images the web does not serve": len(urls - served),
+            "samples trained twice": sum(1 for n in counts.values() if n > 1),
+            "output samples never trained": len(set(keys) - set(counts)),
+            "trained samples not in the output": len(set(counts) - set(keys)),
+        }
+        warm = args.seconds / 3
+        memory = {name: {"samples": len(points), "last_mib": round(points[-1][1], 1),
+                         "slope_mib_per_min": (lambda s: None if s is None else round(s, 2))(
+                             slope([p for p in points if p[0] >= warm]))}
+                  for name, points in sorted(self.memory.items()) if points}
+        report = {"seconds": args.seconds, "seeded": seeded, "served": len(served),
+                  "output_samples": len(keys), "trained": len(trained), "problems": problems,
+                  "memory": memory, "events": self.events}
+        print(json.dumps(report, indent=1))
+        if self.args.report:
+            Path(self.args.report).write_text(json.dumps(report))
+        return 0 if not any(problems.values()) else 1
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=int, default=1800, help="how long to seed and break")
+    parser.add_argument("--rate", type=int, default=4, help="URLs seeded per second")
+    parser.add_argument("--feed", type=int, default=10, help="seconds between seeds")
+    parser.add_argument("--chaos", type=int, default=60, help="seconds between faults")
+    parser.add_argument("--settle", type=int, default=300,
+                        help="seconds to wait, after seeding, for the output to be complete")
+    parser.add_argument("--reader-idle", type=int, default=60,
+                        help="a reader ends its epoch after this long without a new shard")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument("--report", help="also write the JSON report to this file")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="altflow-soak-"))
+    soak = Soak(args, work)
+    try:
+        code = soak.main()
+    finally:
+        for name, (_, proc, _, _) in soak.members.items():
+            if proc.poll() is None:
+                proc.kill()
+        for proc in soak.procs:
+            proc.kill()
+        print(f"work directory: {work}" if args.keep else "", file=sys.stderr)
+        if not args.keep:
+            subprocess.run(["rm", "-rf", str(work)])
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
