@@ -98,6 +98,7 @@ class Soak:
         self.run = uuid.uuid4().hex[:8]
         self.out = work / "out"
         self.events = []
+        self.crashes = []
         self.members = {}  # name -> (stage, Popen, started monotonic, killed before?)
         self.memory = collections.defaultdict(list)  # name -> [(t, MiB)]
         self.started = time.monotonic()
@@ -171,8 +172,7 @@ path = "{url_list}"
 
     def start_member(self, name, stage):
         log = open(self.work / f"{name}.log", "a")
-        proc = subprocess.Popen([self.bin, "stage", stage, "--pipeline",
-                                 str(self.pipeline("member", self.work / "none.csv"))],
+        proc = subprocess.Popen([self.bin, "stage", stage, "--pipeline", str(self.member_pipeline)],
                                 cwd=self.work, stdout=log, stderr=subprocess.STDOUT)
         killed = name in self.members and self.members[name][3]
         self.members[name] = (stage, proc, time.monotonic(), killed)
@@ -199,6 +199,15 @@ path = "{url_list}"
             time.sleep(SESSION_TIMEOUT_S + 3)
             proc.send_signal(signal.SIGCONT)
 
+    def restart_exited(self):
+        """Restarts a member that exited without being killed: a crash, counted as a problem."""
+        for name, (stage, proc, _, _) in sorted(self.members.items()):
+            if proc.poll() is not None:
+                self.crashes.append(f"{name} exited with {proc.returncode}")
+                self.log(f"{name} exited on its own with {proc.returncode}; restarted")
+                self.members[name] = (stage, proc, 0, True)
+                self.start_member(name, stage)
+
     def sample_memory(self):
         t = time.monotonic() - self.started
         for name, (_, proc, _, killed) in self.members.items():
@@ -222,10 +231,11 @@ path = "{url_list}"
         self.start_broker()
         self.start_web()
         self.out.mkdir()
-        # Members never seed; their pipeline names an empty list.
+        # Members never seed; their pipeline names an empty list. Written once: a member starting
+        # while it is rewritten would read a truncated file.
         (self.work / "none.csv").write_text(self.lines[0] + "\n")
-        subprocess.run([self.bin, "topics", "create", "--pipeline",
-                        str(self.pipeline("member", self.work / "none.csv"))],
+        self.member_pipeline = self.pipeline("member", self.work / "none.csv")
+        subprocess.run([self.bin, "topics", "create", "--pipeline", str(self.member_pipeline)],
                        cwd=self.work, check=True, stdout=subprocess.DEVNULL)
         for stage in STAGES:
             for member in "ab":
@@ -246,6 +256,7 @@ path = "{url_list}"
             if now >= next_chaos:
                 self.chaos(rng)
                 next_chaos += args.chaos
+            self.restart_exited()
             self.sample_memory()
             time.sleep(1)
         self.log(f"seeding stopped after {seeded} URLs")
@@ -257,6 +268,7 @@ path = "{url_list}"
             rows = output_rows(self.out)
             if {url for _, url in rows} >= served or time.monotonic() > deadline:
                 break
+            self.restart_exited()
             self.sample_memory()
             time.sleep(2)
         for name, (_, proc, _, _) in sorted(self.members.items()):
@@ -286,6 +298,7 @@ path = "{url_list}"
             "samples trained twice": sum(1 for n in counts.values() if n > 1),
             "output samples never trained": len(set(keys) - set(counts)),
             "trained samples not in the output": len(set(counts) - set(keys)),
+            "members that exited on their own": len(self.crashes),
         }
         warm = args.seconds / 3
         memory = {name: {"samples": len(points), "last_mib": round(points[-1][1], 1),
@@ -294,7 +307,7 @@ path = "{url_list}"
                   for name, points in sorted(self.memory.items()) if points}
         report = {"seconds": args.seconds, "seeded": seeded, "served": len(served),
                   "output_samples": len(keys), "trained": len(trained), "problems": problems,
-                  "memory": memory, "events": self.events}
+                  "memory": memory, "crashes": self.crashes, "events": self.events}
         print(json.dumps(report, indent=1))
         if self.args.report:
             Path(self.args.report).write_text(json.dumps(report))
