@@ -1049,7 +1049,7 @@ pub struct WriteConfig {
     #[serde(default = "default_dedup_window")]
     pub dedup_window: usize,
     /// On Kafka, fence writers by generation so that a member that lost a partition cannot land a
-    /// shard after the new owner's clean-up (`src/writer/fence.rs`). Needs create-if-absent puts,
+    /// shard after the new owner listed the output (`src/writer/fence.rs`). Needs create-if-absent puts,
     /// which S3, GCS, Azure and local files have; turn off only for a store without them.
     #[serde(default = "default_true")]
     pub fencing: bool,

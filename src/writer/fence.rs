@@ -37,8 +37,8 @@ use object_store::{ObjectStoreExt, PutMode, PutOptions, PutPayload};
 use super::store::Store;
 use super::{WriterError, delete_if_present, list_all};
 
-/// How many generations of a partition are kept. Older ones are pruned at adoption: by then each of
-/// their shards has been through that many clean-ups.
+/// How many generations of a partition are kept. Older ones are pruned at adoption; staleness is
+/// judged by any later generation, so a pruned generation's zombie stays stale.
 const KEPT: u64 = 16;
 
 /// How many times taking a generation is tried against adopters racing for the same one.

@@ -1,17 +1,17 @@
 //! The writer stage: WebDataset tar shards and Parquet indexes in object storage.
 //!
 //! Each input partition fills its own shard. A shard is named after its input ([`ShardName`]:
-//! partition and first offset), and its content is a pure function of the input records, so a
-//! replay after a crash rewrites the same samples instead of adding new ones. The runner never
-//! commits past the first offset of an unfinished shard ([`Stage::held_from`]).
+//! partition and first offset), and its content is a pure function of the input records. The
+//! runner never commits past the first offset of an unfinished shard ([`Stage::held_from`]).
 //!
 //! When the writer gains a partition it (1) on Kafka, takes the partition's next generation
-//! ([`fence`]), (2) deletes the partition's shards that start at or after the first offset it is
-//! handed — they were written but never committed and are about to be rewritten, perhaps with
-//! different cut points — and those a fenced-off member landed, and (3) reloads the sample ids of the
-//! partition's latest shards from their indexes, so that a duplicate arriving after a restart is
-//! still dropped. Samples are keyed by id upstream, so one id always lands on one partition and
-//! per-partition dedup is global.
+//! ([`fence`]), if its consumer still owns the partition, (2) deletes the shards a later generation
+//! disowned ([`fence::is_stale`]), (3) keeps the whole shards that start at or after the first offset
+//! it is handed — landed, never committed, perhaps read by trainers already — announces them again
+//! and skips their records, deleting an unfinished one and what follows it, and (4) reloads the
+//! sample ids of the partition's latest shards from their indexes, so that a duplicate arriving
+//! after a restart is still dropped. Samples are keyed by id upstream, so one id always lands on one
+//! partition and per-partition dedup is global.
 
 pub mod fence;
 pub mod index;
