@@ -230,8 +230,9 @@ def test_a_pipeline_killed_right_after_a_shard_landed_is_trained_once(tmp_path, 
     # Commits 10 s apart hold the window open: a shard announced, read, and not committed.
     stream.extra = stream.extra.replace('commit_interval = "200ms"', 'commit_interval = "10s"')
     checkpoints = [tmp_path / "rank0.json", tmp_path / "rank1.json"]
-    # Patient readers: the restart takes a while to land its first shard.
-    readers = [stream.reader(rank, checkpoints[rank], idle_timeout=60) for rank in (0, 1)]
+    # Patient readers: the restart's members wait for the killed ones to leave the group (the
+    # session timeout, 45 s by default) before they are handed partitions.
+    readers = [stream.reader(rank, checkpoints[rank], idle_timeout=120) for rank in (0, 1)]
     name, proc, _ = stream.start("first", 0, 200)
     # As soon as a trainer has trained on a sample of the first shards, before their commit.
     wait_until("a trained sample", lambda: any(checkpoint_samples(c) for c in checkpoints),
