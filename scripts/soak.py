@@ -99,7 +99,7 @@ class Soak:
         self.out = work / "out"
         self.events = []
         self.crashes = []
-        self.members = {}  # name -> (stage, Popen, started monotonic, killed before?)
+        self.members = {}  # name -> (stage, Popen, killed before?)
         self.memory = collections.defaultdict(list)  # name -> [(t, MiB)]
         self.started = time.monotonic()
         self.procs = []
@@ -174,8 +174,8 @@ path = "{url_list}"
         log = open(self.work / f"{name}.log", "a")
         proc = subprocess.Popen([self.bin, "stage", stage, "--pipeline", str(self.member_pipeline)],
                                 cwd=self.work, stdout=log, stderr=subprocess.STDOUT)
-        killed = name in self.members and self.members[name][3]
-        self.members[name] = (stage, proc, time.monotonic(), killed)
+        killed = name in self.members and self.members[name][2]
+        self.members[name] = (stage, proc, killed)
 
     def seed(self, start, stop):
         url_list = self.work / f"seed-{start}.csv"
@@ -186,11 +186,11 @@ path = "{url_list}"
 
     def chaos(self, rng):
         name = rng.choice(sorted(self.members))
-        stage, proc, _, _ = self.members[name]
+        stage, proc, _ = self.members[name]
         if rng.random() < 0.5:
             proc.send_signal(signal.SIGKILL)
             proc.wait()
-            self.members[name] = (stage, proc, 0, True)
+            self.members[name] = (stage, proc, True)
             self.start_member(name, stage)
             self.log(f"SIGKILL {name}, restarted")
         else:
@@ -201,16 +201,16 @@ path = "{url_list}"
 
     def restart_exited(self):
         """Restarts a member that exited without being killed: a crash, counted as a problem."""
-        for name, (stage, proc, _, _) in sorted(self.members.items()):
+        for name, (stage, proc, _) in sorted(self.members.items()):
             if proc.poll() is not None:
                 self.crashes.append(f"{name} exited with {proc.returncode}")
                 self.log(f"{name} exited on its own with {proc.returncode}; restarted")
-                self.members[name] = (stage, proc, 0, True)
+                self.members[name] = (stage, proc, True)
                 self.start_member(name, stage)
 
     def sample_memory(self):
         t = time.monotonic() - self.started
-        for name, (_, proc, _, killed) in self.members.items():
+        for name, (_, proc, killed) in self.members.items():
             if not killed and proc.poll() is None:
                 mib = rss_mib(proc.pid)
                 if mib is not None:
@@ -271,9 +271,9 @@ path = "{url_list}"
             self.restart_exited()
             self.sample_memory()
             time.sleep(2)
-        for name, (_, proc, _, _) in sorted(self.members.items()):
+        for name, (_, proc, _) in sorted(self.members.items()):
             proc.send_signal(signal.SIGTERM)
-        for name, (_, proc, _, _) in sorted(self.members.items()):
+        for name, (_, proc, _) in sorted(self.members.items()):
             try:
                 proc.wait(timeout=90)
             except subprocess.TimeoutExpired:
@@ -333,7 +333,7 @@ def main():
     try:
         code = soak.main()
     finally:
-        for name, (_, proc, _, _) in soak.members.items():
+        for name, (_, proc, _) in soak.members.items():
             if proc.poll() is None:
                 proc.kill()
         for proc in soak.procs:
