@@ -35,7 +35,7 @@ use object_store::path::Path;
 use object_store::{ObjectStoreExt, PutMode, PutOptions, PutPayload};
 
 use super::store::Store;
-use super::{WriterError, delete_if_present, list_all};
+use super::{WriterError, delete_if_present, list_all, put};
 
 /// How many generations of a partition are kept. Older ones are pruned at adoption; staleness is
 /// judged by any later generation, so a pruned generation's zombie stays stale.
@@ -131,18 +131,13 @@ impl Fence {
         generation: u64,
         span: Span,
     ) -> Result<(), WriterError> {
-        let path = self.path(partition, Some(generation));
         let body = format!("{} {}", span.from, span.resume);
-        self.store
-            .inner
-            .put(&path, PutPayload::from(body.into_bytes()))
-            .await
-            .map_err(|source| WriterError::Object {
-                op: "write",
-                path: path.to_string(),
-                source,
-            })?;
-        Ok(())
+        put(
+            &self.store,
+            &self.path(partition, Some(generation)),
+            body.into_bytes(),
+        )
+        .await
     }
 
     /// Whether a generation after `generation` exists: another member adopted the partition since.

@@ -227,6 +227,24 @@ pub(crate) async fn list_names_starting(
     Ok(found)
 }
 
+/// Writes `bytes` to `path`, replacing what is there.
+pub(crate) async fn put(
+    store: &Store,
+    path: &object_store::path::Path,
+    bytes: Vec<u8>,
+) -> Result<(), WriterError> {
+    store
+        .inner
+        .put(path, PutPayload::from(bytes))
+        .await
+        .map_err(|source| WriterError::Object {
+            op: "write",
+            path: path.to_string(),
+            source,
+        })?;
+    Ok(())
+}
+
 /// Deletes `path`; one that is gone already (another member deleted it) is fine.
 pub(crate) async fn delete_if_present(
     store: &Store,
@@ -551,20 +569,6 @@ impl WriterStage {
         Ok(())
     }
 
-    async fn put(&self, name: &str, bytes: Vec<u8>) -> Result<(), WriterError> {
-        let path = self.store.path(name);
-        self.store
-            .inner
-            .put(&path, PutPayload::from(bytes))
-            .await
-            .map_err(|source| WriterError::Object {
-                op: "write",
-                path: path.to_string(),
-                source,
-            })?;
-        Ok(())
-    }
-
     /// Writes the open shard of `partition` (if it has rows) and announces it.
     async fn finish_shard(&mut self, partition: i32, out: &mut Emitter) -> Result<(), WriterError> {
         let Some((first_offset, shard)) = self.open.take(partition) else {
@@ -593,8 +597,8 @@ impl WriterStage {
                 source,
             })?;
         // The tar first: an index never points at a tar that is not there.
-        self.put(&tar_name, tar).await?;
-        self.put(&index_name, index).await?;
+        put(&self.store, &self.store.path(&tar_name), tar).await?;
+        put(&self.store, &self.store.path(&index_name), index).await?;
         if let (Some(fence), Some(generation)) = (&self.fence, generation)
             && fence.superseded(partition, generation).await?
         {
