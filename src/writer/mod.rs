@@ -391,7 +391,7 @@ impl WriterStage {
         }
         // The generation first: from here on a member that still writes this partition cannot
         // land a shard that the listing below misses and that stays.
-        let taken = match &self.fence {
+        let (generation, mut history) = match &self.fence {
             Some(fence) => {
                 let (generation, history) = fence.take(partition, first_offset).await?;
                 tracing::info!(
@@ -411,14 +411,13 @@ impl WriterStage {
                     return Ok(false);
                 }
                 self.generations.insert(partition, generation);
-                Some((generation, history))
+                (Some(generation), history)
             }
-            None => None,
+            None => (None, fence::History::new()),
         };
         // Staleness is judged by the generations before ours: ours has not listed yet.
-        let mut history = taken.as_ref().map(|(_, h)| h.clone()).unwrap_or_default();
-        if let Some((generation, _)) = &taken {
-            history.remove(generation);
+        if let Some(generation) = generation {
+            history.remove(&generation);
         }
         // Only this input's shards of the partition: another input's offsets are not the ones
         // handed to us. Listing only this range keeps an adoption's cost independent of the size
@@ -511,14 +510,14 @@ impl WriterStage {
                 }
             }
         }
-        if let (Some(fence), Some((generation, _))) = (&self.fence, &taken)
+        if let (Some(fence), Some(generation)) = (&self.fence, generation)
             && resume != first_offset
         {
             let span = fence::Span {
                 from: first_offset,
                 resume,
             };
-            fence.settle(partition, *generation, span).await?;
+            fence.settle(partition, generation, span).await?;
         }
         self.resume.insert(partition, resume);
         // Newest shards first (later runs, then higher offsets), until the dedup window is full:
