@@ -41,6 +41,20 @@ async fn drain(consumer: &mut dyn Consumer, want: usize) -> Vec<Bytes> {
     got
 }
 
+/// The runner's settings for `stage` in these tests: topics `rejects`, `retry` and `dead`, polls of
+/// 50 ms, a drain of up to 30 s.
+fn settings(stage: &'static str, batch_size: usize) -> RunnerSettings {
+    RunnerSettings {
+        stage,
+        rejects_topic: Arc::from("rejects"),
+        retry_topic: Arc::from("retry"),
+        dead_letter_topic: Arc::from("dead"),
+        batch_size,
+        poll_timeout: Duration::from_millis(50),
+        drain_timeout: Duration::from_secs(30),
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_input_goes_to_dead_letter_and_the_stage_goes_on() {
     let bus = EmbeddedBus::new(64);
@@ -60,15 +74,7 @@ async fn malformed_input_goes_to_dead_letter_and_the_stage_goes_on() {
     let mut rejects = bus.consumer("check", &["rejects".into()]).await.unwrap();
     let mut dead = bus.consumer("check", &["dead".into()]).await.unwrap();
 
-    let settings = RunnerSettings {
-        stage: "filter",
-        rejects_topic: Arc::from("rejects"),
-        retry_topic: Arc::from("retry"),
-        dead_letter_topic: Arc::from("dead"),
-        batch_size: 2,
-        poll_timeout: Duration::from_millis(50),
-        drain_timeout: Duration::from_secs(30),
-    };
+    let settings = settings("filter", 2);
     let stage = FilterStage::new(
         FilterConfig::default().rules().unwrap(),
         Arc::from("accepted"),
@@ -212,15 +218,7 @@ async fn pipelined_records_finish_out_of_order_and_offsets_wait_for_the_slowest(
     bus.create_topics(&specs).await.unwrap();
     let mut echoed = bus.consumer("check", &["echoed".into()]).await.unwrap();
     let mut dead = bus.consumer("check", &["dead".into()]).await.unwrap();
-    let settings = RunnerSettings {
-        stage: "echo",
-        rejects_topic: Arc::from("rejects"),
-        retry_topic: Arc::from("retry"),
-        dead_letter_topic: Arc::from("dead"),
-        batch_size: 4,
-        poll_timeout: Duration::from_millis(50),
-        drain_timeout: Duration::from_secs(30),
-    };
+    let settings = settings("echo", 4);
     let release = Arc::new(tokio::sync::Notify::new());
     let stage = Echo {
         release: release.clone(),
@@ -336,13 +334,8 @@ async fn start_scripted(
         .collect();
     bus.create_topics(&specs).await.unwrap();
     let settings = RunnerSettings {
-        stage: "scripted",
-        rejects_topic: Arc::from("rejects"),
-        retry_topic: Arc::from("retry"),
-        dead_letter_topic: Arc::from("dead"),
-        batch_size: 16,
-        poll_timeout: Duration::from_millis(50),
         drain_timeout,
+        ..settings("scripted", 16)
     };
     let admitted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let stage = Scripted {
