@@ -1159,17 +1159,7 @@ mod tests {
             ids.values().all(|&n| n == 1),
             "a sample announced in two shards: {ids:?}"
         );
-        assert_eq!(
-            names(&store).await,
-            vec![
-                "shard-p0000-o000000000000-g000001.parquet",
-                "shard-p0000-o000000000000-g000001.tar",
-                "shard-p0000-o000000000002-g000002.parquet",
-                "shard-p0000-o000000000002-g000002.tar",
-                "shard-p0000-o000000000004-g000002.parquet",
-                "shard-p0000-o000000000004-g000002.tar",
-            ]
-        );
+        assert_eq!(names(&store).await, fenced_files(&[(0, 1), (2, 2), (4, 2)]));
     }
 
     #[tokio::test]
@@ -1187,15 +1177,7 @@ mod tests {
             .unwrap();
         let mut second = writer(&store, 2).fenced();
         second.process(inputs(0, &batch), &mut out).await.unwrap();
-        assert_eq!(
-            names(&store).await,
-            vec![
-                "shard-p0000-o000000000000-g000001.parquet",
-                "shard-p0000-o000000000000-g000001.tar",
-                "shard-p0000-o000000000002-g000002.parquet",
-                "shard-p0000-o000000000002-g000002.tar",
-            ]
-        );
+        assert_eq!(names(&store).await, fenced_files(&[(0, 1), (2, 2)]));
     }
 
     fn shards_fenced() -> u64 {
@@ -1215,6 +1197,23 @@ mod tests {
             .into_iter()
             .map(|(n, _)| n)
             .filter(|n| n.starts_with("shard-"))
+            .collect()
+    }
+
+    /// The files of partition 0's shards at (first offset, generation), in listing order.
+    fn fenced_files(shards: &[(i64, u64)]) -> Vec<String> {
+        shards
+            .iter()
+            .flat_map(|&(first_offset, generation)| {
+                let name = ShardName {
+                    input: None,
+                    run: None,
+                    partition: 0,
+                    first_offset,
+                    generation: Some(generation),
+                };
+                [format!("{name}.parquet"), format!("{name}.tar")]
+            })
             .collect()
     }
 
@@ -1245,13 +1244,7 @@ mod tests {
         // Now the zombie flushes: it must not leave its shard nor announce it.
         zombie.finish(&mut zombie_out).await.unwrap();
         assert!(announced(&mut zombie_out).is_empty());
-        assert_eq!(
-            names(&store).await,
-            vec![
-                "shard-p0000-o000000000000-g000002.parquet",
-                "shard-p0000-o000000000000-g000002.tar",
-            ]
-        );
+        assert_eq!(names(&store).await, fenced_files(&[(0, 2)]));
         assert!(shards_fenced() > fenced_before);
         // It holds the partition's offsets where its shard began, and drops further input.
         assert_eq!(zombie.held_from("pairs", 0), Some(0));
@@ -1306,13 +1299,7 @@ mod tests {
             .process(inputs(0, &[(5, sample(5))]), &mut out)
             .await
             .unwrap();
-        assert_eq!(
-            names(&store).await,
-            vec![
-                "shard-p0000-o000000000000-g000002.parquet",
-                "shard-p0000-o000000000000-g000002.tar",
-            ]
-        );
+        assert_eq!(names(&store).await, fenced_files(&[(0, 2)]));
     }
 
     #[tokio::test]
