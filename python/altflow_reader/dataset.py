@@ -93,8 +93,11 @@ class AltflowDataset(_Base):
     Each sample is a dict: the index row's columns (`caption`, `key`, the scores, `labels`, `qa`,
     …), `jpg` (the image's bytes; with `decode="pil"` an RGB `PIL.Image` under `image`, with
     `decode="rgb"` a uint8 H×W×3 numpy array), and `__key__`, `__shard__`, `__index__` (the row in
-    the shard's index), `__rows__`, `__epoch__`, `__announced__`, which `Progress` counts. Pass a
-    `Progress` state as `resume` to skip what a previous run consumed.
+    the shard's index), `__rows__`, `__epoch__`, `__announced__`, `__rank__`, `__world_size__`,
+    which `Progress` counts. Pass a `Progress` state as `resume` to skip what a previous run
+    consumed: the rank's own state with the same world size (any number of data-loader workers,
+    since `Progress` counts in the training process), or `Progress.merge` of every rank's state
+    with any world size; another rank's state alone is refused.
     """
 
     def __init__(
@@ -145,6 +148,7 @@ class AltflowDataset(_Base):
         self._manifest_rows = self._load_manifest(manifest) if manifest is not None else None
         self._resume = Progress(resume) if resume else None
         if self._resume is not None:
+            self._resume.check_resumable(rank, world_size)
             self.epoch = self._resume.epoch
 
     def set_epoch(self, epoch: int) -> None:
@@ -251,7 +255,8 @@ class AltflowDataset(_Base):
                     sample.update({
                         "__key__": row["key"], "__shard__": shard.name, "__index__": i,
                         "__rows__": count, "__epoch__": self.epoch,
-                        "__announced__": shard.announced,
+                        "__announced__": shard.announced, "__rank__": self.rank,
+                        "__world_size__": self.world_size,
                     })
                     self._decode(sample, data[at:at + row["jpg_bytes"]])
                     yield self.transform(sample) if self.transform else sample

@@ -11,6 +11,10 @@ from __future__ import annotations
 from typing import Dict, Iterable, List, Mapping, Optional, Set
 
 
+# The sample fields `Progress` reads, in a collated batch too.
+_COLUMNS = ("__shard__", "__index__", "__rows__", "__epoch__", "__rank__", "__world_size__")
+
+
 def _ranges(indices: Iterable[int]) -> List[List[int]]:
     """Sorted indices as [first, last] ranges (compact in a JSON checkpoint)."""
     out: List[List[int]] = []
@@ -36,22 +40,56 @@ class Progress:
         self.rows: Dict[str, int] = {}
         self.offsets: Dict[int, int] = {}
         self.samples = 0
+        # Who consumed: the ranks whose samples this state holds and their world size, or
+        # `merged` once `merge` joined every rank's state (then any world size may resume it).
+        self.ranks: Set[int] = set()
+        self.world_size: Optional[int] = None
+        self.merged = False
         if state:
             self.load_state_dict(state)
 
     def update(self, batch) -> None:
         """Records a consumed sample, a list of samples, or a collated batch (a dict of lists or
-        tensors with `__shard__`, `__index__`, `__rows__` and `__epoch__`)."""
+        tensors with `__shard__`, `__index__`, `__rows__` and `__epoch__`, and the reader's
+        `__rank__` and `__world_size__` when it gave them)."""
         if isinstance(batch, Mapping) and isinstance(batch.get("__shard__"), str):
             batch = [batch]
         if isinstance(batch, Mapping):
-            columns = [batch[k] for k in ("__shard__", "__index__", "__rows__", "__epoch__")]
+            keys = [k for k in _COLUMNS if k in batch]
+            columns = [batch[k] for k in keys]
             columns = [c.tolist() if hasattr(c, "tolist") else list(c) for c in columns]
-            batch = [dict(zip(("__shard__", "__index__", "__rows__", "__epoch__"), row))
-                     for row in zip(*columns)]
+            batch = [dict(zip(keys, row)) for row in zip(*columns)]
         for sample in batch:
+            if "__rank__" in sample:
+                self._consumer(int(sample["__rank__"]), int(sample["__world_size__"]))
             self._one(sample["__shard__"], int(sample["__index__"]), int(sample["__rows__"]),
                       int(sample["__epoch__"]), sample.get("__announced__"))
+
+    def _consumer(self, rank: int, world_size: int) -> None:
+        if self.merged or self.world_size == 1:
+            # A whole state (every rank's) that training goes on from: from now on it also holds
+            # this rank's new samples and no other's, so it is this rank's state in this world.
+            if (world_size, self.ranks) != (self.world_size, {rank}):
+                self.merged, self.world_size, self.ranks = False, world_size, set()
+        elif self.world_size is not None and world_size != self.world_size:
+            raise ValueError(f"a sample of a world of {world_size} ranks in a state of a world "
+                             f"of {self.world_size}")
+        self.world_size = world_size
+        self.ranks.add(rank)
+
+    def check_resumable(self, rank: int, world_size: int) -> None:
+        """Raises unless this state can resume rank `rank` of `world_size` exactly once: a merged
+        state (every rank's) or a single rank's world resumes any world; one rank's state of a
+        world of several resumes that rank of that world only, since the other ranks' shards
+        would be read again (or, with another world size, shards would change hands)."""
+        if self.merged or not self.ranks or self.world_size == 1:
+            return
+        if self.world_size == world_size and self.ranks == {rank}:
+            return
+        raise ValueError(
+            f"this progress holds rank(s) {sorted(self.ranks)} of a world of {self.world_size}, "
+            f"not rank {rank} of {world_size}: to resume with another world size or rank, join "
+            f"every rank's state with Progress.merge and pass the merged state to every rank")
 
     def _one(self, shard: str, index: int, rows: int, epoch: int, announced) -> None:
         if epoch != self.epoch:
@@ -92,6 +130,9 @@ class Progress:
             "partial": {s: {"rows": self.rows[s], "done": _ranges(d)}
                         for s, d in sorted(self.partial.items())},
             "offsets": {str(p): o for p, o in sorted(self.offsets.items())},
+            "ranks": sorted(self.ranks),
+            "world_size": self.world_size,
+            "merged": self.merged,
         }
 
     def load_state_dict(self, state: Mapping) -> None:
@@ -103,6 +144,10 @@ class Progress:
         self.partial = {s: _expand(p["done"]) for s, p in state["partial"].items()}
         self.rows = {s: int(p["rows"]) for s, p in state["partial"].items()}
         self.offsets = {int(p): int(o) for p, o in state.get("offsets", {}).items()}
+        # States saved before these fields: nothing known of their ranks, taken as they come.
+        self.ranks = set(state.get("ranks", ()))
+        self.world_size = state.get("world_size")
+        self.merged = bool(state.get("merged", False))
 
     @staticmethod
     def merge(states: Iterable[Mapping]) -> dict:
@@ -110,13 +155,19 @@ class Progress:
         restarted with another number of ranks resumes too: shard ownership follows the world size,
         and every new owner finds what was consumed of its shards."""
         merged = Progress()
+        merged.merged = True
         states = [Progress(s) for s in states]
         epochs = {p.epoch for p in states}
         if len(epochs) > 1:
             raise ValueError(f"ranks are in different epochs: {sorted(epochs)}")
+        worlds = {p.world_size for p in states if p.world_size is not None}
+        if len(worlds) > 1:
+            raise ValueError(f"states of different world sizes: {sorted(worlds)}")
+        merged.world_size = worlds.pop() if worlds else None
         for p in states:
             merged.epoch = p.epoch
             merged.samples += p.samples
+            merged.ranks |= p.ranks
             merged.complete |= p.complete
             for shard, done in p.partial.items():
                 merged.partial.setdefault(shard, set()).update(done)

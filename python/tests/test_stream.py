@@ -11,6 +11,7 @@ import uuid
 from pathlib import Path
 
 import pyarrow.dataset as ds
+import pytest
 import pyarrow.fs as pafs
 
 from altflow_reader import AltflowDataset, Progress, list_shards, storage
@@ -181,6 +182,53 @@ def test_resume_skips_what_was_consumed_even_from_a_shuffle_buffer(tmp_path, alt
     again = AltflowDataset(str(out), follow=False, resume=progress.state_dict())
     again.set_epoch(1)
     assert len(list(again)) == 40
+
+
+def test_resume_with_other_workers_and_ranks_reads_each_sample_once_or_refuses(
+        tmp_path, altflow_bin, web):
+    """A job of 2 ranks × 2 workers stops partway; it resumes as 1 rank × 3 workers from the
+    merged state (each sample once), and a single rank's state is refused by any other world."""
+    out = tmp_path / "out"
+    pipe = pipeline(tmp_path / "p.toml", web.url_list("workers", 120, 180), str(out))
+    subprocess.run([altflow_bin, "run", str(pipe)], cwd=tmp_path, check=True,
+                   capture_output=True, timeout=300)
+    everything = sorted(keys_in(str(out)))
+    assert len(everything) == 60
+
+    def consume(rank, world, workers, resume, limit):
+        """A data loader's round robin over `workers` workers of rank `rank`, counted in the
+        training process as a trainer does."""
+        data = AltflowDataset(str(out), follow=False, rank=rank, world_size=world,
+                              resume=resume)
+        streams = [data.samples(rank * workers + w, world * workers) for w in range(workers)]
+        progress, keys = Progress(resume), []
+        while streams and len(keys) < limit:
+            for stream in list(streams):
+                sample = next(stream, None)
+                if sample is None:
+                    streams.remove(stream)
+                    continue
+                progress.update(sample)
+                keys.append(sample["__key__"])
+        return progress.state_dict(), keys
+
+    states, first = [], []
+    for rank in range(2):
+        state, keys = consume(rank, 2, 2, None, 11)
+        states.append(state)
+        first += keys
+    merged = Progress.merge(states)
+    _, rest = consume(0, 1, 3, merged, 10 ** 6)
+    assert sorted(first + rest) == everything
+
+    # Rank 0's state alone would read rank 1's consumed samples again in a world of one.
+    with pytest.raises(ValueError, match="Progress.merge"):
+        AltflowDataset(str(out), follow=False, rank=0, world_size=1, resume=states[0])
+    with pytest.raises(ValueError, match="rank 1 of 2"):
+        AltflowDataset(str(out), follow=False, rank=1, world_size=2, resume=states[0])
+    # The same rank of the same world resumes from its own state, with any number of workers.
+    _, again = consume(1, 2, 3, states[1], 10 ** 6)
+    assert len(set(again)) == len(again) and not set(again) & set(first[11:])
 
 
 def test_topic_watermark_bounds_the_epoch_and_skips_what_is_not_a_shard(broker):

@@ -136,3 +136,23 @@ def test_a_shard_deleted_while_it_is_read_on_s3_is_cut_short_with_a_warning(s3, 
         rest = list(samples)
     assert rest == []
     assert any(name in r.getMessage() and "gone" in r.getMessage() for r in caplog.records)
+
+
+def test_a_merged_state_trained_on_becomes_that_ranks_state():
+    def of(rank, world, shard, index):
+        return {**sample(shard, index, 4), "__rank__": rank, "__world_size__": world}
+
+    a, b = Progress(), Progress()
+    a.update(of(0, 2, "x", 0))
+    b.update(of(1, 2, "y", 0))
+    merged = Progress(Progress.merge([a.state_dict(), b.state_dict()]))
+    merged.check_resumable(0, 3)  # a merged state resumes any world
+    merged.update(of(2, 3, "z", 0))
+    state = merged.state_dict()
+    assert (state["ranks"], state["world_size"], state["merged"]) == ([2], 3, False)
+    # It now holds rank 2's new samples only: no other rank or world may resume from it.
+    with pytest.raises(ValueError, match="Progress.merge"):
+        Progress(state).check_resumable(0, 3)
+    Progress(state).check_resumable(2, 3)
+    with pytest.raises(ValueError, match="world of 2 ranks"):
+        Progress(state).update(of(0, 2, "x", 1))
