@@ -14,7 +14,7 @@
 //! - `relatedness`: seed 001's TF-IDF relatedness of one document to a downstream set of 1k and of
 //!   100k texts, side by side (its cost must not grow with the set).
 //!
-//! Run: `cargo bench --bench pipeline`. Figures are quoted in README.md.
+//! Run: `cargo bench --bench pipeline`. Figures are quoted in docs/performance.md.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -156,7 +156,12 @@ fn writer(c: &mut Criterion) {
             runtime.block_on(async {
                 let store = Store::open("memory://", std::iter::empty()).unwrap();
                 let mut stage = WriterStage::new(store, config.clone(), Arc::from("shards"));
-                let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+                let mut out = Emitter::new(
+                    "write",
+                    Arc::from("rejects"),
+                    Arc::from("retry"),
+                    Arc::from("dead"),
+                );
                 stage.process(samples.clone(), &mut out).await.unwrap();
             })
         })

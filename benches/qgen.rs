@@ -10,7 +10,7 @@
 //!   time, side by side. Needs the model: `python scripts/make_t5_fixtures.py --small
 //!   /tmp/t5-small` (or `ALTFLOW_T5_SMALL=DIR`); skipped without it.
 //!
-//! Run: `cargo bench --bench qgen`. Figures are quoted in README.md.
+//! Run: `cargo bench --bench qgen`. Figures are quoted in docs/performance.md.
 
 use std::hint::black_box;
 

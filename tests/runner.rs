@@ -10,7 +10,7 @@ use altflow::config::FilterConfig;
 use altflow::record::{Candidate, DeadLetter, Record, Reject, sample_id};
 use altflow::stage::pipelined::run_pipelined;
 use altflow::stage::runner::{RunnerSettings, run_stage};
-use altflow::stage::{Emitter, Input, Pipelined, StageError, Work};
+use altflow::stage::{Emitter, Input, Pipelined, Stage, StageError, Work, isolate_batch};
 use altflow::stages::filter::FilterStage;
 use bytes::Bytes;
 use tokio::sync::watch;
@@ -403,6 +403,96 @@ async fn a_record_whose_work_panics_is_dead_lettered_and_the_stage_goes_on() {
     }
     stop.send(true).unwrap();
     task.await.unwrap().unwrap();
+}
+
+/// A batch stage whose work on a whole batch of captions panics if any caption is "boom" (as a
+/// batched model fails on one bad input), run through `isolate_batch` as the qgen stage runs it.
+struct Batched;
+
+#[async_trait::async_trait]
+impl Stage for Batched {
+    type Input = Candidate;
+
+    async fn process(
+        &mut self,
+        batch: Vec<Input<Candidate>>,
+        out: &mut Emitter,
+    ) -> Result<(), StageError> {
+        let alts: Vec<&str> = batch.iter().map(|i| i.record.alt.as_str()).collect();
+        let done = isolate_batch(&alts, |alts| {
+            if let Some(at) = alts.iter().position(|a| *a == "boom") {
+                panic!("caption {at} of {} is poison", alts.len());
+            }
+            Ok::<_, StageError>(alts.iter().map(|a| a.to_uppercase()).collect::<Vec<_>>())
+        })?;
+        for (input, upper) in batch.into_iter().zip(done) {
+            match upper {
+                Ok(upper) => {
+                    let mut record = input.record;
+                    record.alt = upper;
+                    out.emit(&Arc::from("echoed"), &record.id, &record);
+                }
+                Err(panic) => out.panicked(&input, &panic),
+            }
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_that_panics_a_batch_stage_is_dead_lettered_and_its_batch_goes_on() {
+    let bus = EmbeddedBus::new(1024);
+    let specs: Vec<TopicSpec> = ["in", "echoed", "rejects", "retry", "dead"]
+        .iter()
+        .map(|t| TopicSpec {
+            name: t.to_string(),
+            partitions: 1,
+        })
+        .collect();
+    bus.create_topics(&specs).await.unwrap();
+    let mut echoed = bus.consumer("check", &["echoed".into()]).await.unwrap();
+    let mut dead = bus.consumer("check", &["dead".into()]).await.unwrap();
+    // One batch holds all three: the poison is in the middle of it.
+    send_captions(&bus, &["a", "boom", "b"]).await;
+    let (stop, shutdown) = watch::channel(false);
+    let input = bus.consumer("batched", &["in".into()]).await.unwrap();
+    let task = tokio::spawn(run_stage(
+        Batched,
+        input,
+        bus.producer().unwrap(),
+        settings("batched", 16),
+        shutdown,
+    ));
+
+    let mut out: Vec<String> = drain(echoed.as_mut(), 2)
+        .await
+        .iter()
+        .map(|b| Candidate::from_bytes(b).unwrap().alt)
+        .collect();
+    out.sort();
+    assert_eq!(out, ["A", "B"]);
+    let letters = drain(dead.as_mut(), 1).await;
+    assert_eq!(letters.len(), 1);
+    let letter = DeadLetter::from_bytes(&letters[0]).unwrap();
+    assert_eq!((letter.stage.as_str(), letter.offset), ("batched", 1));
+    assert!(
+        letter.error.contains("panicked: caption 0 of 1 is poison"),
+        "the panic of the record alone: {}",
+        letter.error
+    );
+    assert_eq!(Candidate::from_bytes(&letter.payload).unwrap().alt, "boom");
+    assert!(!task.is_finished());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while bus.outstanding(&["check".into()]) > 0 {
+        assert!(Instant::now() < deadline, "the stage never committed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stop.send(true).unwrap();
+    task.await.unwrap().unwrap();
+    assert_eq!(
+        altflow::metrics::totals("batched").rejected.get("panicked"),
+        Some(&1)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

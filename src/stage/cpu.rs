@@ -44,7 +44,7 @@ where
 /// buffer over 128 KiB (a decoded 640×480 image is 900 KiB) gets its own mapping, unmapped on free,
 /// and freed heap tops are trimmed, so the next image faults in and zeroes fresh pages: 10 % of the
 /// fetch stage's CPU in a profile. Kept buffers are reused instead; memory stays bounded by the peak
-/// of the buffers in use. Measured with scripts/bench_fetch.sh (README, Performance); CLIP's tensors
+/// of the buffers in use. Measured with scripts/bench_fetch.sh (docs/performance.md); CLIP's tensors
 /// (megabytes each, allocated per operation) gain the same way (`benches/scoring.rs`).
 ///
 /// Call it first thing in `main`, before other threads start allocating.

@@ -19,7 +19,7 @@ use bytes::Bytes;
 use crate::bus::OutMessage;
 use crate::metrics::StageMetrics;
 use crate::reason::Reason;
-use crate::record::{Record, Reject, Retry};
+use crate::record::{DeadLetter, Record, Reject, Retry};
 
 /// Errors that stop a stage. Per-record problems are not errors: they are rejections.
 #[derive(Debug, thiserror::Error)]
@@ -134,24 +134,71 @@ pub struct Failed<'a> {
     pub url: &'a str,
 }
 
+/// Runs one record's work, catching a panic: `Err` holds the panic's message. A batch stage runs
+/// each record's work through it so that a record that panics goes to the dead letters
+/// ([`Emitter::dead_letter`]) and the stage goes on: replayed, the record would only panic again,
+/// on every member that took it. The work may leave the stage's state partly updated, so a stage
+/// isolates only work whose state is statistics (sketches, samples of the stream), never its
+/// output's bookkeeping.
+pub fn isolate<T>(work: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+        .map_err(|panic| panic_message(&*panic))
+}
+
+/// The work of a batch of `items` at once (batched model inference), isolated as [`isolate`]
+/// isolates one record's: when the batch panics, each item runs again alone, and only those that
+/// panic alone fail. A result per item, in order; `Err` holds its panic's message.
+pub fn isolate_batch<I, T, E>(
+    items: &[I],
+    mut work: impl FnMut(&[I]) -> Result<Vec<T>, E>,
+) -> Result<Vec<Result<T, String>>, E> {
+    match isolate(|| work(items)) {
+        Ok(done) => Ok(done?.into_iter().map(Ok).collect()),
+        Err(_) => items
+            .iter()
+            .map(|item| match isolate(|| work(std::slice::from_ref(item))) {
+                Ok(done) => done.map(|mut one| Ok(one.remove(0))),
+                Err(panic) => Ok(Err(panic)),
+            })
+            .collect(),
+    }
+}
+
+/// The message a panic was raised with (`panic!` with a literal or a formatted string).
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
 /// Collects what a stage produces for one batch; the runner sends it all and waits for the acks
 /// before storing input offsets.
 pub struct Emitter {
     stage: &'static str,
     rejects_topic: Arc<str>,
     retry_topic: Arc<str>,
+    dead_letter_topic: Arc<str>,
     metrics: StageMetrics,
     messages: Vec<OutMessage>,
     outputs: usize,
 }
 
 impl Emitter {
-    /// An emitter for `stage`, sending rejections to `rejects_topic` and retries to `retry_topic`.
-    pub fn new(stage: &'static str, rejects_topic: Arc<str>, retry_topic: Arc<str>) -> Self {
+    /// An emitter for `stage`, sending rejections to `rejects_topic`, retries to `retry_topic` and
+    /// records it cannot handle to `dead_letter_topic`.
+    pub fn new(
+        stage: &'static str,
+        rejects_topic: Arc<str>,
+        retry_topic: Arc<str>,
+        dead_letter_topic: Arc<str>,
+    ) -> Self {
         Self {
             stage,
             rejects_topic,
             retry_topic,
+            dead_letter_topic,
             metrics: StageMetrics::new(stage),
             messages: Vec::new(),
             outputs: 0,
@@ -250,6 +297,52 @@ impl Emitter {
         });
     }
 
+    /// Sends a record the stage cannot handle to the dead-letter topic, whole (`payload` as it was
+    /// read from `topic`/`partition` at `offset`), with what was wrong (`error`), counted under
+    /// `reason` (`malformed`, `panicked`), so that the stage goes on without it.
+    pub fn dead_letter(
+        &mut self,
+        reason: &'static str,
+        error: String,
+        (topic, partition, offset): (&str, i32, i64),
+        payload: Vec<u8>,
+    ) {
+        tracing::warn!(
+            stage = self.stage,
+            topic,
+            partition,
+            offset,
+            %error,
+            "a record sent to the dead-letter topic"
+        );
+        self.metrics.rejected(reason);
+        self.metrics.error(if reason == "malformed" {
+            "decode"
+        } else {
+            "panic"
+        });
+        let letter = DeadLetter {
+            stage: self.stage.to_string(),
+            error,
+            topic: topic.to_string(),
+            partition,
+            offset,
+            payload,
+        };
+        let dead_letter_topic = self.dead_letter_topic.clone();
+        self.emit_side(&dead_letter_topic, "", &letter);
+    }
+
+    /// Sends `input`, whose work panicked with `panic`, to the dead-letter topic.
+    pub fn panicked<R: Record>(&mut self, input: &Input<R>, panic: &str) {
+        self.dead_letter(
+            "panicked",
+            format!("its work panicked: {panic}"),
+            (&input.topic, input.partition, input.offset),
+            input.record.to_bytes(),
+        );
+    }
+
     fn send_reject(&mut self, reject: Reject) {
         self.metrics.rejected(&reject.reason);
         let topic = self.rejects_topic.clone();
@@ -263,5 +356,38 @@ impl Emitter {
             std::mem::take(&mut self.messages),
             std::mem::take(&mut self.outputs),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn isolate_returns_the_panic_message() {
+        assert_eq!(isolate(|| 3), Ok(3));
+        let n = 7;
+        assert_eq!(
+            isolate(|| -> u32 { panic!("bad caption {n}") }),
+            Err("bad caption 7".to_string())
+        );
+    }
+
+    #[test]
+    fn a_panicking_batch_runs_again_item_by_item() {
+        let mut calls = Vec::new();
+        let done = isolate_batch(&[1, 2, 3], |items: &[i32]| {
+            calls.push(items.len());
+            assert!(!items.contains(&2), "two is poison");
+            Ok::<_, String>(items.iter().map(|i| i * 10).collect())
+        })
+        .unwrap();
+        assert_eq!(done[0], Ok(10));
+        assert!(done[1].as_ref().unwrap_err().contains("two is poison"));
+        assert_eq!(done[2], Ok(30));
+        assert_eq!(calls, [3, 1, 1, 1], "the batch once, then each item alone");
+        // An error (not a panic) is the batch's, and is returned as it is.
+        let failed = isolate_batch(&[1], |_: &[i32]| Err::<Vec<i32>, _>("model gone"));
+        assert_eq!(failed, Err("model gone"));
     }
 }

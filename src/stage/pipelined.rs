@@ -28,7 +28,7 @@ use tokio::sync::watch;
 use tokio::task::{Id, JoinError, JoinSet};
 
 use super::runner::{Fault, Membership, RunnerSettings, dead_letter, produce, take_revoked};
-use super::{Emitter, Input, Pipelined, StageError};
+use super::{Emitter, Input, Pipelined, StageError, panic_message};
 use crate::bus::{Consumer, Message, Producer};
 use crate::metrics::StageMetrics;
 use crate::record::Record;
@@ -178,7 +178,6 @@ pub async fn run_pipelined<S: Pipelined>(
                         offsets: &offsets,
                         out: &mut out,
                         done: &mut done,
-                        settings: &settings,
                         metrics: &metrics,
                     };
                     finishing.finish(joined)?;
@@ -201,7 +200,7 @@ pub async fn run_pipelined<S: Pipelined>(
                             Ok(record) => record,
                             Err(error) => {
                                 let fault = Fault::Undecodable(&error);
-                                dead_letter::<S::Input>(&mut out, &settings, &metrics, &message, fault);
+                                dead_letter::<S::Input>(&mut out, &message, fault);
                                 done.push(ticket);
                                 continue;
                             }
@@ -230,7 +229,7 @@ pub async fn run_pipelined<S: Pipelined>(
 
         tracing::info!(stage = settings.stage, in_flight = running.len(), "draining");
         let deadline = tokio::time::Instant::now() + settings.drain_timeout;
-        let mut finishing = Finishing { stage: &mut stage, in_flight: &mut in_flight, offsets: &offsets, out: &mut out, done: &mut done, settings: &settings, metrics: &metrics };
+        let mut finishing = Finishing { stage: &mut stage, in_flight: &mut in_flight, offsets: &offsets, out: &mut out, done: &mut done, metrics: &metrics };
         loop {
             match tokio::time::timeout_at(deadline, running.join_next_with_id()).await {
                 Ok(Some(joined)) => finishing.finish(joined)?,
@@ -265,7 +264,6 @@ struct Finishing<'a, S: Pipelined> {
     offsets: &'a Offsets,
     out: &'a mut Emitter,
     done: &'a mut Vec<Ticket>,
-    settings: &'a RunnerSettings,
     metrics: &'a StageMetrics,
 }
 
@@ -296,27 +294,12 @@ impl<S: Pipelined> Finishing<'_, S> {
                     // Only `abort_all` cancels jobs, and only when the runner gives up.
                     Err(error) => error.to_string(),
                 };
-                dead_letter::<S::Input>(
-                    self.out,
-                    self.settings,
-                    self.metrics,
-                    &message,
-                    Fault::Panicked(&cause),
-                );
+                dead_letter::<S::Input>(self.out, &message, Fault::Panicked(&cause));
             }
         }
         self.done.push(ticket);
         Ok(())
     }
-}
-
-/// The message a panic was raised with (`panic!` with a literal or a formatted string).
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".to_string())
 }
 
 /// Sends what finished records emitted, and once it is acknowledged marks them finished.

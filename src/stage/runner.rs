@@ -16,7 +16,7 @@ use super::{Emitter, Input, Stage, StageError};
 use crate::bus::{Consumer, Message, Producer};
 use crate::health::{self, Check};
 use crate::metrics::StageMetrics;
-use crate::record::{DeadLetter, Record};
+use crate::record::Record;
 
 /// How often consumer lag is exported.
 const LAG_INTERVAL: Duration = Duration::from_secs(5);
@@ -48,6 +48,7 @@ impl RunnerSettings {
             self.stage,
             self.rejects_topic.clone(),
             self.retry_topic.clone(),
+            self.dead_letter_topic.clone(),
         )
     }
 }
@@ -169,13 +170,9 @@ pub async fn run_stage<S: Stage>(
                         partition: message.partition,
                         offset: message.offset,
                     }),
-                    Err(error) => dead_letter::<S::Input>(
-                        &mut out,
-                        &settings,
-                        &metrics,
-                        &message,
-                        Fault::Undecodable(&error),
-                    ),
+                    Err(error) => {
+                        dead_letter::<S::Input>(&mut out, &message, Fault::Undecodable(&error))
+                    }
                 }
             }
             if !batch.is_empty()
@@ -216,41 +213,17 @@ pub(super) enum Fault<'a> {
 
 /// Sends a message the stage cannot handle to the dead-letter topic, whole, with what was wrong and
 /// where, so that the stage goes on without it.
-pub(super) fn dead_letter<R: Record>(
-    out: &mut Emitter,
-    settings: &RunnerSettings,
-    metrics: &StageMetrics,
-    message: &Message,
-    fault: Fault<'_>,
-) {
+pub(super) fn dead_letter<R: Record>(out: &mut Emitter, message: &Message, fault: Fault<'_>) {
     let (reason, error) = match fault {
         Fault::Undecodable(error) => ("malformed", format!("not a {}: {error}", R::KIND)),
         Fault::Panicked(panic) => ("panicked", format!("its work panicked: {panic}")),
     };
-    tracing::warn!(
-        stage = settings.stage,
-        topic = %message.topic,
-        partition = message.partition,
-        offset = message.offset,
-        %error,
-        "{} sent to the dead-letter topic",
-        R::KIND
-    );
-    metrics.rejected(reason);
-    metrics.error(if reason == "malformed" {
-        "decode"
-    } else {
-        "panic"
-    });
-    let letter = DeadLetter {
-        stage: settings.stage.to_string(),
+    out.dead_letter(
+        reason,
         error,
-        topic: message.topic.to_string(),
-        partition: message.partition,
-        offset: message.offset,
-        payload: message.payload.to_vec(),
-    };
-    out.emit_side(&settings.dead_letter_topic, "", &letter);
+        (&message.topic, message.partition, message.offset),
+        message.payload.to_vec(),
+    );
 }
 
 /// Sends what the stage emitted and waits for every acknowledgement.

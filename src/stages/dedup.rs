@@ -443,7 +443,12 @@ mod tests {
                 (c.id.clone(), c.alt.clone())
             })
             .collect();
-        let mut out = Emitter::new("dedup", Arc::from("rejects"), Arc::from("retry"));
+        let mut out = Emitter::new(
+            "dedup",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
         stage.process(batch(pairs), &mut out).await.unwrap();
         assert_eq!(stage.held_from("pairs", 0), Some(100), "held until decided");
         stage.finish(&mut out).await.unwrap();
@@ -651,7 +656,12 @@ mod tests {
             window: 2,
             ..Default::default()
         });
-        let mut out = Emitter::new("dedup", Arc::from("rejects"), Arc::from("retry"));
+        let mut out = Emitter::new(
+            "dedup",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
         let pairs = vec![
             pair("http://a/1", "one photo", 1, 0, 0.5),
             pair("http://a/2", "two photos", 2, u64::MAX, 0.5),

@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use crate::filter::{Rules, TextFilter};
 use crate::reason::Reason;
 use crate::record::Candidate;
-use crate::stage::{Emitter, Input, Stage, StageError};
+use crate::stage::{Emitter, Input, Stage, StageError, isolate};
 use crate::stages::host_key;
 
 /// The filter stage.
@@ -37,8 +37,16 @@ impl Stage for FilterStage {
         out: &mut Emitter,
     ) -> Result<(), StageError> {
         let dominant_only = self.filter.rules().dominant_only;
-        for Input { mut record, .. } in batch {
-            let mut decision = self.filter.check(&record.alt);
+        for input in batch {
+            // A caption the rules panic on is dead-lettered; the filter's state is its sketches.
+            let mut decision = match isolate(|| self.filter.check(&input.record.alt)) {
+                Ok(decision) => decision,
+                Err(panic) => {
+                    out.panicked(&input, &panic);
+                    continue;
+                }
+            };
+            let mut record = input.record;
             if dominant_only && !record.dominant {
                 decision.reasons.push(Reason::NotDominant);
             }
@@ -98,7 +106,12 @@ mod tests {
             input("https://other.example.org/3.jpg", "a red boat at sea"),
             input("https://other.example.org/4.jpg", "boat"),
         ];
-        let mut out = Emitter::new("filter", Arc::from("rejects"), Arc::from("retry"));
+        let mut out = Emitter::new(
+            "filter",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
         stage.process(batch, &mut out).await.unwrap();
         let (messages, outputs) = out.take();
         assert_eq!(outputs, 3);
@@ -124,7 +137,12 @@ mod tests {
         let mut lead = input("https://img.example.com/lead.jpg", "a red barn in a field");
         lead.record.dominant = true;
         let logo = input("https://img.example.com/logo.png", "the logo of the farm");
-        let mut out = Emitter::new("filter", Arc::from("rejects"), Arc::from("retry"));
+        let mut out = Emitter::new(
+            "filter",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
         stage.process(vec![lead, logo], &mut out).await.unwrap();
         let (messages, outputs) = out.take();
         assert_eq!(outputs, 1);
@@ -135,7 +153,12 @@ mod tests {
         // The other presets do not ask.
         let mut cc12m = FilterStage::new(Rules::of(Preset::Cc12m), Arc::from("accepted"));
         let logo = input("https://img.example.com/logo.png", "the logo of the farm");
-        let mut out = Emitter::new("filter", Arc::from("rejects"), Arc::from("retry"));
+        let mut out = Emitter::new(
+            "filter",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
         cc12m.process(vec![logo], &mut out).await.unwrap();
         assert_eq!(out.take().1, 1);
     }

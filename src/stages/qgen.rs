@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use crate::metrics;
 use crate::qgen::{AnswerType, Generator};
 use crate::record::Sample;
-use crate::stage::{Emitter, Input, Stage, StageError};
+use crate::stage::{Emitter, Input, Stage, StageError, isolate_batch};
 
 /// The qgen stage.
 pub struct QgenStage {
@@ -37,13 +37,23 @@ impl Stage for QgenStage {
             .iter()
             .map(|i| i.record.caption().to_string())
             .collect();
-        let outcomes = self
-            .generator
-            .generate_batch(&captions)
-            .map_err(StageError::failed)?;
+        // A caption whose generation panics is dead-lettered, the others of its batch go on; the
+        // generator's state is its reservoir of zero-count questions.
+        let outcomes = isolate_batch(&captions, |captions| {
+            self.generator.generate_batch(captions)
+        })
+        .map_err(StageError::failed)?;
         let mut by_type = [0u64; AnswerType::ALL.len()];
         let (mut round_trip, mut vocabulary, mut over_limit) = (0, 0, 0);
-        for (Input { mut record, .. }, outcome) in batch.into_iter().zip(outcomes) {
+        for (input, outcome) in batch.into_iter().zip(outcomes) {
+            let outcome = match outcome {
+                Ok(outcome) => outcome,
+                Err(panic) => {
+                    out.panicked(&input, &panic);
+                    continue;
+                }
+            };
+            let mut record = input.record;
             for qa in &outcome.qa {
                 if let Some(t) = AnswerType::from_name(&qa.answer_type) {
                     by_type[t as usize] += 1;
@@ -98,7 +108,12 @@ mod tests {
             partition: 0,
             offset: 3,
         }];
-        let mut out = Emitter::new("qgen", Arc::from("rejects"), Arc::from("retry"));
+        let mut out = Emitter::new(
+            "qgen",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
         stage.process(batch, &mut out).await.unwrap();
         let (messages, outputs) = out.take();
         assert_eq!(outputs, 1);

@@ -109,7 +109,12 @@ mod tests {
     #[tokio::test]
     async fn due_records_go_back_and_later_ones_are_held() {
         let mut stage = RetryStage::new();
-        let mut out = Emitter::new("retry", Arc::from("rejects"), Arc::from("retry"));
+        let mut out = Emitter::new(
+            "retry",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
         let later = now_ms() + 3_600_000;
         stage
             .process(

@@ -400,7 +400,12 @@ mod tests {
             pair("a cat on a mat", &["dog"], jpeg()),
             pair("a dog", &["dog"], b"not a jpeg".to_vec()),
         ];
-        let mut out = Emitter::new("score", Arc::from("rejects"), Arc::from("retry"));
+        let mut out = Emitter::new(
+            "score",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
         // The three pairs are admitted at once and gathered into one batch (of the default 32).
         let works: Vec<_> = batch
             .into_iter()
@@ -452,7 +457,12 @@ mod tests {
             ..Default::default()
         };
         let mut stage = ScoreStage::from_config(&config, Arc::from("scored")).unwrap();
-        let mut out = Emitter::new("score", Arc::from("rejects"), Arc::from("retry"));
+        let mut out = Emitter::new(
+            "score",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
         let mut admit = |alt: &str| stage.admit(pair(alt, &["dog"], jpeg()), &mut out).unwrap();
         // Two pairs fill a batch: scored without waiting.
         let started = tokio::time::Instant::now();

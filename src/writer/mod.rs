@@ -998,7 +998,12 @@ mod tests {
         for _ in 0..2 {
             let store = Store::open("memory://", std::iter::empty()).unwrap();
             let mut stage = writer(&store, 2);
-            let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+            let mut out = Emitter::new(
+                "write",
+                Arc::from("rejects"),
+                Arc::from("retry"),
+                Arc::from("dead"),
+            );
             stage.process(inputs(1, &input), &mut out).await.unwrap();
             // Two full shards written; the fifth sample is held, and so is its offset.
             assert_eq!(stage.held_from("pairs", 1), Some(14));
@@ -1024,7 +1029,12 @@ mod tests {
     async fn duplicates_are_dropped_within_and_across_restarts() {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
         let mut stage = writer(&store, 2);
-        let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+        let mut out = Emitter::new(
+            "write",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
         let batch = [(0, sample(1)), (1, sample(1)), (2, sample(2))];
         stage.process(inputs(0, &batch), &mut out).await.unwrap();
         let rejected: Vec<Reject> = out
@@ -1066,7 +1076,12 @@ mod tests {
     #[tokio::test]
     async fn shards_landed_past_the_committed_offset_are_kept_and_their_records_skipped() {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
-        let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+        let mut out = Emitter::new(
+            "write",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
         let mut before = writer(&store, 1);
         let batch: Vec<(i64, Sample)> = (0..3).map(|n| (n as i64, sample(n))).collect();
         before.process(inputs(0, &batch), &mut out).await.unwrap();
@@ -1118,7 +1133,12 @@ mod tests {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
         let batch: Vec<(i64, Sample)> = (0..6).map(|n| (n as i64, sample(n))).collect();
         let mut announcements = Vec::new();
-        let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+        let mut out = Emitter::new(
+            "write",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
 
         // Generation 1 lands o0 (records 0, 1), holds 2 in an open shard, and dies before its
         // offsets are committed: a trainer may have read o0 already, or, if it died before
@@ -1166,7 +1186,12 @@ mod tests {
     async fn a_shard_whose_index_never_landed_is_written_again() {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
         let batch: Vec<(i64, Sample)> = (0..4).map(|n| (n as i64, sample(n))).collect();
-        let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+        let mut out = Emitter::new(
+            "write",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
         let mut first = writer(&store, 2).fenced();
         first.process(inputs(0, &batch), &mut out).await.unwrap();
         // It died between the tar and the index of its second shard.
@@ -1221,8 +1246,18 @@ mod tests {
     async fn a_writer_that_lost_its_partition_takes_its_shard_back() {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
         let batch: Vec<(i64, Sample)> = (0..4).map(|n| (n as i64, sample(n))).collect();
-        let mut zombie_out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
-        let mut owner_out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+        let mut zombie_out = Emitter::new(
+            "write",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
+        let mut owner_out = Emitter::new(
+            "write",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
 
         // The zombie holds records 0..3 of partition 0 in an open shard when the rebalance comes
         // (it never hears of it: paused, or cut off from the broker).
@@ -1262,7 +1297,12 @@ mod tests {
     #[tokio::test]
     async fn adoption_deletes_a_shard_a_fenced_off_writer_left_behind() {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
-        let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+        let mut out = Emitter::new(
+            "write",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
         // Generation 1 owned partition 0; generation 2 took over at offset 0 and wrote 0..4, which
         // were committed.
         let mut first = fenced_writer(&store);
@@ -1309,7 +1349,12 @@ mod tests {
         let fence = Fence::new(store.clone(), None);
         // B owns partition 0 now and has adopted it (generation 1).
         let mut owner = fenced_writer(&store);
-        let mut owner_out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+        let mut owner_out = Emitter::new(
+            "write",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
         owner
             .process(inputs(0, &batch), &mut owner_out)
             .await
@@ -1317,7 +1362,12 @@ mod tests {
         // A polled a batch of partition 0 before the rebalance that took it away, and processes it
         // after: its consumer no longer owns the partition.
         let mut stale = fenced_writer(&store).owned_by(Ownership::new(|_, _| false));
-        let mut stale_out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+        let mut stale_out = Emitter::new(
+            "write",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
         stale
             .process(inputs(0, &batch), &mut stale_out)
             .await
@@ -1386,7 +1436,12 @@ mod tests {
     #[tokio::test]
     async fn a_writer_of_another_input_leaves_the_old_inputs_shards_alone() {
         for (_dir, store) in memory_and_local_stores() {
-            let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+            let mut out = Emitter::new(
+                "write",
+                Arc::from("rejects"),
+                Arc::from("retry"),
+                Arc::from("dead"),
+            );
             let batch: Vec<(i64, Sample)> = (0..6).map(|n| (n as i64, sample(n))).collect();
             let mut old = writer(&store, 2)
                 .for_input("altflow-write", "accepted")
@@ -1475,7 +1530,12 @@ mod tests {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
         let mut stage = writer(&store, 100);
         stage.config.max_age = std::time::Duration::from_millis(50);
-        let mut out = Emitter::new("write", Arc::from("rejects"), Arc::from("retry"));
+        let mut out = Emitter::new(
+            "write",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
         stage
             .process(inputs(0, &[(0, sample(0))]), &mut out)
             .await
