@@ -4,6 +4,8 @@
 //! ignored. Errors name the file and the key. [`Pipeline::load`] parses and then checks values, and
 //! reports every invalid value at once.
 
+pub mod reference;
+
 use std::collections::BTreeMap;
 use std::fmt;
 use std::net::SocketAddr;
@@ -11,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ipnet::IpNet;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::filter::{Preset, Rules};
 
@@ -62,7 +64,7 @@ impl fmt::Display for Problem {
 }
 
 /// A stage of the pipeline, in dataflow order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StageName {
     /// Fetches pages from the frontier and emits image candidates and new links.
@@ -154,7 +156,7 @@ impl std::str::FromStr for StageName {
 }
 
 /// A whole pipeline file.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Pipeline {
     /// The stages to run, in dataflow order; each reads what the previous one produces.
@@ -207,7 +209,7 @@ pub struct Pipeline {
 }
 
 /// Which bus backend.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BusKind {
     /// In-process topics; all stages must run in one `altflow run`.
@@ -217,7 +219,7 @@ pub enum BusKind {
 }
 
 /// The `[bus]` table.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct BusConfig {
     /// `embedded` or `kafka`.
@@ -267,7 +269,7 @@ fn default_group_prefix() -> String {
 }
 
 /// The `[topics]` table.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TopicsConfig {
     /// Prepended to every topic name, so that several pipelines can share a broker.
@@ -276,7 +278,7 @@ pub struct TopicsConfig {
 }
 
 /// The `[runtime]` table.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuntimeConfig {
     /// Most records a stage processes at once.
@@ -326,7 +328,7 @@ fn default_drain_timeout() -> Duration {
 }
 
 /// The `[http]` table.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct HttpConfig {
     /// The User-Agent header sent with every request.
@@ -345,7 +347,8 @@ pub struct HttpConfig {
     /// Requests in flight at once per stage member.
     #[serde(default = "default_concurrency")]
     pub concurrency: usize,
-    /// Requests in flight at once to one host, per stage member.
+    /// Requests in flight at once to one host, per stage member (pages and accepted images are keyed
+    /// by host, so one crawl and one fetch member own a host's politeness).
     #[serde(default = "default_per_host_concurrency")]
     pub per_host_concurrency: usize,
     /// Least time between the starts of two requests to one host, per stage member.
@@ -423,7 +426,7 @@ fn default_robots_capacity() -> usize {
 }
 
 /// The `[crawl]` table.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CrawlConfig {
     /// Seed page URLs. `{sample_site}` is replaced by the address of the served sample site.
@@ -438,7 +441,7 @@ pub struct CrawlConfig {
     #[serde(default = "default_max_page_bytes")]
     pub max_page_bytes: usize,
     /// Pages remembered to avoid crawling one twice (per stage member): a rotating Bloom filter
-    /// remembering at least this many URLs in fixed memory.
+    /// remembering at least this many URLs in fixed memory (about 3.6 MB at the defaults).
     #[serde(default = "default_seen_capacity")]
     pub seen_capacity: usize,
     /// Chance that the filter takes a new URL for one already crawled.
@@ -486,7 +489,7 @@ fn default_max_pages_per_host() -> u32 {
 }
 
 /// The `[filter]` table: a preset and overrides of its values (`altflow presets` lists them).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct FilterConfig {
     /// The preset whose values apply: cc3m, cc12m (default), alt200m or lait.
     #[serde(default = "default_preset")]
@@ -517,7 +520,7 @@ fn default_preset() -> Preset {
 }
 
 /// The `[fetch]` table.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FetchConfig {
     /// Longer side of the re-encoded image in pixels; smaller images are not enlarged.
@@ -559,7 +562,7 @@ fn default_max_pixels() -> u64 {
 }
 
 /// The `[retry]` table.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RetryConfig {
     /// Tries in all, the first included; a record failing transiently this often is rejected.
@@ -603,11 +606,16 @@ fn default_max_delay() -> Duration {
     Duration::from_secs(300)
 }
 
+/// Every score a scorer can attach, by the name it has in records, shards and the index (and in
+/// `score.require` and `score.select`). Here rather than in [`crate::score`], which reads this
+/// module's tables, so that the two do not import each other.
+pub const SCORES: [&str; 4] = ["clip_similarity", "quality", "relatedness", "nsfw"];
+
 /// The `[score]` table: which scores the scoring stage computes (each needs its model or data) and
 /// which pairs it keeps. A score whose model or data is not configured is left out of the records
 /// (the stage says so once at start) unless `require` names it, in which case the pipeline refuses
 /// to start.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScoreConfig {
     /// CLIP checkpoint in Hugging Face layout (`config.json`, `model.safetensors`,
@@ -620,7 +628,8 @@ pub struct ScoreConfig {
     /// or fewer once the first has waited `max_wait`.
     #[serde(default = "default_score_batch")]
     pub batch_size: usize,
-    /// Longest a pair waits for its batch to fill.
+    /// Longest a pair waits for its batch to fill; the next batch is gathered and decoded while the
+    /// models run on one.
     #[serde(default = "default_score_max_wait", with = "humantime_serde")]
     pub max_wait: Duration,
     /// Keep each image's normalised CLIP embedding in the record (written as `KEY.npy`), for
@@ -669,7 +678,7 @@ pub struct ScoreConfig {
 }
 
 /// How pairs are selected by one score: a fixed threshold, or the top share of a sliding window.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SelectConfig {
     /// Keep pairs scoring at least this (LAION: `clip_similarity` ≥ 0.28 for ViT-B/32).
@@ -731,8 +740,8 @@ impl ScoreConfig {
     }
 
     fn problems(&self, check: &mut impl FnMut(bool, &str, &str)) {
-        let known = |name: &str| crate::score::SCORES.contains(&name);
-        let names = crate::score::SCORES.join(", ");
+        let known = |name: &str| SCORES.contains(&name);
+        let names = SCORES.join(", ");
         check(
             self.batch_size >= 1,
             "score.batch_size",
@@ -830,7 +839,7 @@ fn default_select_window() -> u64 {
 }
 
 /// The `[qgen]` table: visual questions and answers from captions (seed 002, VQ2A).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct QgenConfig {
     /// At most this many Q/A per caption, spread over the answer types (a yes/no pair counts two).
@@ -943,7 +952,7 @@ impl QgenConfig {
 }
 
 /// The `[dedup]` table. Values the seeds do not give are altflow's choices.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DedupConfig {
     /// Pairs held per partition before their images' texts are compared and decided: an image's
@@ -972,7 +981,8 @@ pub struct DedupConfig {
     /// Kept images remembered per stage member for exact and near duplicates (bounded memory).
     #[serde(default = "default_dedup_remember")]
     pub remember: usize,
-    /// Counters (width × 4 rows × 4 bytes) of the sketch counting images per text.
+    /// Counters (width × 4 rows × 4 bytes: 4 MiB at the default) of the sketch counting images per
+    /// text.
     #[serde(default = "default_dedup_sketch_width")]
     pub sketch_width: usize,
     /// Files of hashes of test-set images never to train on (seed 004 checks COCO, nocaps and CC),
@@ -1022,11 +1032,12 @@ fn default_dedup_sketch_width() -> usize {
 }
 
 /// The `[write]` table.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WriteConfig {
     /// Where shards go: `file://./out` (relative to the working directory), `file:///abs/path`, a plain
-    /// path, `memory://`, or `s3://bucket/prefix`.
+    /// path, `memory://`, or `s3://bucket/prefix` (`gs://`, `az://` in a build with the `gcs` or
+    /// `azure` feature).
     pub output: String,
     /// Options for the object store (e.g. `aws_region`, `aws_endpoint`); options and credentials
     /// may also come from the environment (`AWS_*`, `GOOGLE_*`, `AZURE_*`); these win over it.
@@ -1071,12 +1082,14 @@ fn default_dedup_window() -> usize {
     100_000
 }
 
-/// One `[[url_lists]]` entry: a file of image URLs with captions (the img2dataset input shape).
-#[derive(Clone, Debug, Deserialize)]
+/// One `[[url_lists]]` entry: a file of image URLs with captions (the img2dataset input shape),
+/// published to `candidates` at start, streamed in chunks; a pipeline fed only by lists can start at
+/// `filter`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct UrlListConfig {
-    /// The file: `.csv`, `.tsv`, `.jsonl` / `.json` (one object per line) or `.parquet`; relative to
-    /// the pipeline file.
+    /// The file: `.csv`, `.tsv`, `.jsonl` / `.json` / `.ndjson` (one object per line) or
+    /// `.parquet`; relative to the pipeline file.
     pub path: PathBuf,
     /// Column holding the image URL.
     #[serde(default = "default_url_column")]
@@ -1086,8 +1099,9 @@ pub struct UrlListConfig {
     pub caption_column: String,
 }
 
-/// One `[[archives]]` entry: a WARC or WAT file, plain or gzip-compressed.
-#[derive(Clone, Debug, Deserialize)]
+/// One `[[archives]]` entry: a WARC or WAT file, plain or gzip-compressed, read record by record
+/// (streamed) at start, its pages' images published to `candidates`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArchiveConfig {
     /// A local path (relative to the pipeline file) or an object-store URL
@@ -1107,15 +1121,16 @@ fn default_caption_column() -> String {
 }
 
 /// The `[metrics]` table.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MetricsConfig {
     /// Address of the Prometheus `/metrics` endpoint, e.g. `127.0.0.1:9898`; absent: no endpoint.
     pub listen: Option<SocketAddr>,
 }
 
-/// The `[sample_site]` table.
-#[derive(Clone, Debug, Deserialize)]
+/// The `[sample_site]` table: a directory served on loopback by `altflow run` and `altflow
+/// serve-site` (the bundled demo site).
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SampleSiteConfig {
     /// Directory to serve, relative to the pipeline file's directory's parent when relative

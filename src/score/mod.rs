@@ -25,8 +25,7 @@ use glove::{Glove, GloveError};
 use nsfw::{Nsfw, NsfwError};
 use relatedness::{IdfError, IdfTable, Relatedness};
 
-/// Every score a scorer can attach, by the name it has in records, shards and the index.
-pub const SCORES: [&str; 4] = ["clip_similarity", "quality", "relatedness", "nsfw"];
+pub use crate::config::SCORES;
 
 /// The 80 COCO object categories, the default zero-shot label vocabulary.
 pub const COCO_LABELS: [&str; 80] = [
