@@ -1,7 +1,7 @@
 //! Builds the libjpeg-turbo encoder shim (`native/jpeg.c`) when libjpeg-turbo's headers are there
 //! (Debian and Ubuntu: `libjpeg-dev`; macOS: `brew install jpeg-turbo`), and tells the crate so
 //! through `cfg(libjpeg)`. Without them altflow still builds, and encodes JPEG with the pure-Rust
-//! jpeg-encoder crate, 2.5–3 times slower (README, Performance). `ALTFLOW_NO_LIBJPEG=1` builds
+//! jpeg-encoder crate, 2.5–3 times slower (docs/performance.md). `ALTFLOW_NO_LIBJPEG=1` builds
 //! that way on purpose.
 
 use std::path::PathBuf;

@@ -25,8 +25,8 @@ pub struct Decoder<'a> {
 enum Inner<'a> {
     /// JPEG, nearly every web image, goes straight to zune-jpeg (the decoder the image crate wraps):
     /// its header is parsed once instead of three times, the input is not copied, and the pixels
-    /// come out as RGBA, which the resizer and the encoders take faster than RGB (README,
-    /// Performance, "Fetching from a server").
+    /// come out as RGBA, which the resizer and the encoders take faster than RGB (docs/performance.md,
+    /// "Fetching from a server").
     Jpeg(Box<zune_jpeg::JpegDecoder<ZCursor<&'a [u8]>>>),
     /// The other formats, through the image crate.
     Other(Box<dyn ImageDecoder + 'a>),

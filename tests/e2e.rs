@@ -1,7 +1,7 @@
 //! End to end: the real binary crawling the bundled site over HTTP on 127.0.0.1, writing real files
 //! that an independent reader (Python's tarfile and pyarrow, scripts/check_shards.py) checks.
 //!
-//! - the README quickstart pipeline (embedded bus) writes readable shards;
+//! - the quickstart pipeline (README) (embedded bus) writes readable shards;
 //! - pipelines/scored.toml scores every pair, selects the top share and writes the scores into the
 //!   shards' JSON and the Parquet index;
 //! - the same stages as separate `altflow stage` processes on a real broker yield the same sample ids,

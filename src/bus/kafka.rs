@@ -151,7 +151,7 @@ impl Bus for KafkaBus {
             )
             .set("auto.offset.reset", "earliest")
             // Incremental rebalancing: a member joining or leaving moves only the partitions that
-            // change hands, and the others keep being read (README: measured pause, eager vs
+            // change hands, and the others keep being read (docs/kubernetes.md: measured pause, eager vs
             // cooperative). `range` or `roundrobin` in consumer_options bring back eager
             // rebalancing.
             .set("partition.assignment.strategy", "cooperative-sticky")

@@ -11,7 +11,7 @@
 //!   word the lexicon does not know as a common word, unless both its first and last words are
 //!   common words ("Rose Garden", "Summer Dress").
 //!
-//! A place is a span listed as one. Known misses and false hits are in the issue note and README.
+//! A place is a span listed as one. Known misses and false hits are in docs/stages.md ("PERSON / LOC").
 
 use std::collections::{HashMap, HashSet};
 
