@@ -21,6 +21,7 @@ pub mod health;
 pub mod imaging;
 pub mod metrics;
 pub mod qgen;
+#[cfg(feature = "sql")]
 pub mod query;
 pub mod reason;
 pub mod record;

@@ -3,6 +3,7 @@
 mod config;
 mod inspect;
 mod pipeline;
+#[cfg(feature = "sql")]
 mod query;
 mod score;
 mod text;
@@ -64,6 +65,7 @@ pub enum Command {
     /// With `--select DEST` the query names samples by their `key` and DEST receives their full
     /// index rows and each one's `shard_url`: a manifest a trainer reads without copying images;
     /// with `--reshard DEST` the samples themselves are copied into new shards under DEST.
+    #[cfg(feature = "sql")]
     Query(query::QueryArgs),
     /// Check a pipeline file without running it; every problem is reported with its key.
     Validate(pipeline::PipelineArg),
@@ -101,6 +103,7 @@ pub async fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Hash(args) => score::hash(args),
         Command::Idf { command } => score::idf(command),
         Command::Score(args) => score::score(args).await,
+        #[cfg(feature = "sql")]
         Command::Query(args) => query::query(args).await,
         Command::Config { command } => config::config(command),
     }
