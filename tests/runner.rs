@@ -175,6 +175,20 @@ async fn malformed_input_goes_to_dead_letter_and_the_stage_goes_on() {
     );
 }
 
+/// An embedded bus with topics `in`, `echoed`, `rejects`, `retry` and `dead` of one partition each.
+async fn one_partition_bus() -> EmbeddedBus {
+    let bus = EmbeddedBus::new(1024);
+    let specs: Vec<TopicSpec> = ["in", "echoed", "rejects", "retry", "dead"]
+        .iter()
+        .map(|t| TopicSpec {
+            name: t.to_string(),
+            partitions: 1,
+        })
+        .collect();
+    bus.create_topics(&specs).await.unwrap();
+    bus
+}
+
 /// Echoes each candidate after a delay that depends on its caption, so records finish out of order;
 /// the caption "hold" waits until released.
 struct Echo {
@@ -207,15 +221,7 @@ impl Pipelined for Echo {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pipelined_records_finish_out_of_order_and_offsets_wait_for_the_slowest() {
-    let bus = EmbeddedBus::new(1024);
-    let specs: Vec<TopicSpec> = ["in", "echoed", "rejects", "retry", "dead"]
-        .iter()
-        .map(|t| TopicSpec {
-            name: t.to_string(),
-            partitions: 1,
-        })
-        .collect();
-    bus.create_topics(&specs).await.unwrap();
+    let bus = one_partition_bus().await;
     let mut echoed = bus.consumer("check", &["echoed".into()]).await.unwrap();
     let mut dead = bus.consumer("check", &["dead".into()]).await.unwrap();
     let settings = settings("echo", 4);
@@ -324,15 +330,7 @@ async fn start_scripted(
     watch::Sender<bool>,
     tokio::task::JoinHandle<Result<(), StageError>>,
 ) {
-    let bus = EmbeddedBus::new(1024);
-    let specs: Vec<TopicSpec> = ["in", "echoed", "rejects", "retry", "dead"]
-        .iter()
-        .map(|t| TopicSpec {
-            name: t.to_string(),
-            partitions: 1,
-        })
-        .collect();
-    bus.create_topics(&specs).await.unwrap();
+    let bus = one_partition_bus().await;
     let settings = RunnerSettings {
         drain_timeout,
         ..settings("scripted", 16)
@@ -441,15 +439,7 @@ impl Stage for Batched {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_record_that_panics_a_batch_stage_is_dead_lettered_and_its_batch_goes_on() {
-    let bus = EmbeddedBus::new(1024);
-    let specs: Vec<TopicSpec> = ["in", "echoed", "rejects", "retry", "dead"]
-        .iter()
-        .map(|t| TopicSpec {
-            name: t.to_string(),
-            partitions: 1,
-        })
-        .collect();
-    bus.create_topics(&specs).await.unwrap();
+    let bus = one_partition_bus().await;
     let mut echoed = bus.consumer("check", &["echoed".into()]).await.unwrap();
     let mut dead = bus.consumer("check", &["dead".into()]).await.unwrap();
     // One batch holds all three: the poison is in the middle of it.
