@@ -65,26 +65,29 @@ class Progress:
             self._one(sample["__shard__"], int(sample["__index__"]), int(sample["__rows__"]),
                       int(sample["__epoch__"]), sample.get("__announced__"))
 
+    @property
+    def _whole(self) -> bool:
+        """Whether this state holds every rank's samples (merged, of a world of one, or of no
+        rank yet), so that any rank of any world may go on from it."""
+        return self.merged or self.world_size == 1 or not self.ranks
+
     def _consumer(self, rank: int, world_size: int) -> None:
-        if self.merged or self.world_size == 1:
-            # A whole state (every rank's) that training goes on from: from now on it also holds
-            # this rank's new samples and no other's, so it is this rank's state in this world.
-            if (world_size, self.ranks) != (self.world_size, {rank}):
-                self.merged, self.world_size, self.ranks = False, world_size, set()
-        elif self.world_size is not None and world_size != self.world_size:
+        if self._whole:
+            # Training goes on from it: from now on it also holds this rank's new samples and no
+            # other's, so it is this rank's state in this world.
+            self.merged, self.world_size, self.ranks = False, world_size, {rank}
+        elif world_size != self.world_size:
             raise ValueError(f"a sample of a world of {world_size} ranks in a state of a world "
                              f"of {self.world_size}")
-        self.world_size = world_size
-        self.ranks.add(rank)
+        else:
+            self.ranks.add(rank)
 
     def check_resumable(self, rank: int, world_size: int) -> None:
-        """Raises unless this state can resume rank `rank` of `world_size` exactly once: a merged
-        state (every rank's) or a single rank's world resumes any world; one rank's state of a
-        world of several resumes that rank of that world only, since the other ranks' shards
-        would be read again (or, with another world size, shards would change hands)."""
-        if self.merged or not self.ranks or self.world_size == 1:
-            return
-        if self.world_size == world_size and self.ranks == {rank}:
+        """Raises unless this state can resume rank `rank` of `world_size` exactly once: a whole
+        state resumes any world; one rank's state of a world of several resumes that rank of that
+        world only, since the other ranks' shards would be read again (or, with another world
+        size, shards would change hands)."""
+        if self._whole or (self.world_size, self.ranks) == (world_size, {rank}):
             return
         raise ValueError(
             f"this progress holds rank(s) {sorted(self.ranks)} of a world of {self.world_size}, "
