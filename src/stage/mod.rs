@@ -173,6 +173,14 @@ pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a panic without a message".to_string())
 }
 
+/// Why a record goes to the dead-letter topic.
+pub enum Fault<'a> {
+    /// It does not decode as the stage's input record.
+    Undecodable(&'a dyn std::fmt::Display),
+    /// Its work panicked, with this message.
+    Panicked(&'a str),
+}
+
 /// Collects what a stage produces for one batch; the runner sends it all and waits for the acks
 /// before storing input offsets.
 pub struct Emitter {
@@ -298,29 +306,31 @@ impl Emitter {
     }
 
     /// Sends a record the stage cannot handle to the dead-letter topic, whole (`payload` as it was
-    /// read from `topic`/`partition` at `offset`), with what was wrong (`error`), counted under
-    /// `reason` (`malformed`, `panicked`), so that the stage goes on without it.
-    pub fn dead_letter(
+    /// read from `topic`/`partition` at `offset`), with what was wrong, so that the stage goes on
+    /// without it.
+    pub fn dead_letter<R: Record>(
         &mut self,
-        reason: &'static str,
-        error: String,
+        fault: Fault<'_>,
         (topic, partition, offset): (&str, i32, i64),
         payload: Vec<u8>,
     ) {
+        let (reason, kind, error) = match fault {
+            Fault::Undecodable(error) => {
+                ("malformed", "decode", format!("not a {}: {error}", R::KIND))
+            }
+            Fault::Panicked(panic) => ("panicked", "panic", format!("its work panicked: {panic}")),
+        };
         tracing::warn!(
             stage = self.stage,
             topic,
             partition,
             offset,
             %error,
-            "a record sent to the dead-letter topic"
+            "{} sent to the dead-letter topic",
+            R::KIND
         );
         self.metrics.rejected(reason);
-        self.metrics.error(if reason == "malformed" {
-            "decode"
-        } else {
-            "panic"
-        });
+        self.metrics.error(kind);
         let letter = DeadLetter {
             stage: self.stage.to_string(),
             error,
@@ -335,9 +345,8 @@ impl Emitter {
 
     /// Sends `input`, whose work panicked with `panic`, to the dead-letter topic.
     pub fn panicked<R: Record>(&mut self, input: &Input<R>, panic: &str) {
-        self.dead_letter(
-            "panicked",
-            format!("its work panicked: {panic}"),
+        self.dead_letter::<R>(
+            Fault::Panicked(panic),
             (&input.topic, input.partition, input.offset),
             input.record.to_bytes(),
         );

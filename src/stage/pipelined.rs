@@ -27,8 +27,8 @@ use std::time::Instant;
 use tokio::sync::watch;
 use tokio::task::{Id, JoinError, JoinSet};
 
-use super::runner::{Fault, Membership, RunnerSettings, dead_letter, produce, take_revoked};
-use super::{Emitter, Input, Pipelined, StageError, panic_message};
+use super::runner::{Membership, RunnerSettings, dead_letter, produce, take_revoked};
+use super::{Emitter, Fault, Input, Pipelined, StageError, panic_message};
 use crate::bus::{Consumer, Message, Producer};
 use crate::metrics::StageMetrics;
 use crate::record::Record;

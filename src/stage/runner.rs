@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use super::{Emitter, Input, Stage, StageError};
+use super::{Emitter, Fault, Input, Stage, StageError};
 use crate::bus::{Consumer, Message, Producer};
 use crate::health::{self, Check};
 use crate::metrics::StageMetrics;
@@ -203,24 +203,11 @@ pub async fn run_stage<S: Stage>(
     Ok(())
 }
 
-/// Why a message goes to the dead-letter topic.
-pub(super) enum Fault<'a> {
-    /// It does not decode as the stage's input record.
-    Undecodable(&'a dyn std::fmt::Display),
-    /// Its work panicked, with this message.
-    Panicked(&'a str),
-}
-
 /// Sends a message the stage cannot handle to the dead-letter topic, whole, with what was wrong and
 /// where, so that the stage goes on without it.
 pub(super) fn dead_letter<R: Record>(out: &mut Emitter, message: &Message, fault: Fault<'_>) {
-    let (reason, error) = match fault {
-        Fault::Undecodable(error) => ("malformed", format!("not a {}: {error}", R::KIND)),
-        Fault::Panicked(panic) => ("panicked", format!("its work panicked: {panic}")),
-    };
-    out.dead_letter(
-        reason,
-        error,
+    out.dead_letter::<R>(
+        fault,
         (&message.topic, message.partition, message.offset),
         message.payload.to_vec(),
     );
