@@ -92,17 +92,16 @@ fn items(source: &str) -> BTreeMap<String, Item> {
             attrs.push_str(&attr);
             continue;
         }
-        if let Some((name, item)) = &mut current {
-            if line.starts_with('}') {
-                let (name, item) = (std::mem::take(name), std::mem::take(item));
+        if line.starts_with('}') {
+            if let Some((name, item)) = current.take() {
                 items.insert(name, item);
-                current = None;
-            } else if item.is_enum {
+            }
+        } else if let Some((_, item)) = &mut current {
+            if item.is_enum {
                 let variant = trimmed.trim_end_matches(',');
                 if !variant.is_empty() && variant.chars().all(|c| c.is_alphanumeric() || c == '_') {
                     item.fields.push(Field {
                         name: variant.to_string(),
-                        doc: std::mem::take(&mut doc),
                         ..Field::default()
                     });
                 }
