@@ -50,10 +50,13 @@ def _spans(rows: List[dict], wanted: List[int]) -> Iterator[tuple]:
         yield start, end, members
 
 
-def owner(shard: str, slots: int) -> int:
-    """The slot (rank × workers + worker) that reads `shard`: a hash of its name, so that every
-    rank and worker decides alike, whatever order the shards arrive in and whoever restarts."""
-    return zlib.crc32(shard.encode("utf-8")) % slots
+def owner(shard: str, world_size: int, workers: int = 1) -> tuple:
+    """(rank, worker) that reads `shard`: a hash of its name, so that every rank and worker decides
+    alike, whatever order the shards arrive in and whoever restarts. The rank depends on the world
+    size alone — a rank resumed with another number of data-loader workers owns the same shards
+    (its own progress covers them) — and the worker on the hash's quotient, split within the rank."""
+    digest = zlib.crc32(shard.encode("utf-8"))
+    return digest % world_size, digest // world_size % workers
 
 
 def _worker() -> tuple:
@@ -80,8 +83,8 @@ class AltflowDataset(_Base):
 
     Shards come from the `shards` topic (`brokers=`, followed as the pipeline writes) and/or from a
     listing of the output (`output=`: the bootstrap, or without a broker the whole source, listed
-    again every `poll_interval` s while following). A shard belongs to one slot — rank × workers +
-    worker — by a hash of its name; each slot streams its shards (the index, then the tar once,
+    again every `poll_interval` s while following). A shard belongs to one rank, and within it to one
+    data-loader worker, by a hash of its name; each worker streams its shards (the index, then the tar once,
     front to back; nothing is copied to disk) and yields samples, through a shuffle buffer if one
     is set.
 
@@ -198,12 +201,14 @@ class AltflowDataset(_Base):
                 if fresh:
                     yield fresh
 
-    def shards(self, slot: int = 0, slots: int = 1) -> Iterator[Shard]:
-        """The shards of `slot` for this epoch, in reading order: each batch (the backlog, then
-        what arrives) shuffled when the dataset shuffles."""
+    def shards(self, worker: int = 0, workers: int = 1) -> Iterator[Shard]:
+        """The shards of this rank's data-loader `worker` of `workers` for this epoch, in reading
+        order: each batch (the backlog, then what arrives) shuffled when the dataset shuffles."""
+        me = (self.rank, worker)
+        slot = self.rank * workers + worker
         rng = random.Random(f"{self.seed}/{self.epoch}/{slot}")
         for batch in self._batches():
-            mine = [s for s in batch if owner(s.name, slots) == slot]
+            mine = [s for s in batch if owner(s.name, self.world_size, workers) == me]
             if self.shuffle_buffer:
                 rng.shuffle(mine)
             yield from mine
@@ -275,10 +280,11 @@ class AltflowDataset(_Base):
         else:
             sample["image"] = image
 
-    def samples(self, slot: int, slots: int) -> Iterator[dict]:
-        """The samples of `slot` of `slots` for this epoch, before the shuffle buffer."""
+    def samples(self, worker: int = 0, workers: int = 1) -> Iterator[dict]:
+        """The samples of this rank's data-loader `worker` of `workers` for this epoch, before the
+        shuffle buffer."""
         resume = self._resume if self._resume and self._resume.epoch == self.epoch else None
-        for shard in self.shards(slot, slots):
+        for shard in self.shards(worker, workers):
             if resume is not None and resume.is_complete(shard.name):
                 continue
             skip = frozenset(resume.consumed(shard.name)) if resume is not None else frozenset()
@@ -286,9 +292,8 @@ class AltflowDataset(_Base):
 
     def __iter__(self) -> Iterator[dict]:
         worker, workers = _worker()
-        slots = self.world_size * workers
         slot = self.rank * workers + worker
-        samples = self.samples(slot, slots)
+        samples = self.samples(worker, workers)
         if not self.shuffle_buffer:
             yield from samples
             return

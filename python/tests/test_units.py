@@ -73,16 +73,21 @@ def test_merged_states_hold_every_rank_and_refuse_mixed_epochs():
 
 def test_ownership_is_a_stable_partition_of_the_shards():
     names = [f"shard-p{p:04}-o{o:012}" for p in range(4) for o in range(0, 500, 10)]
-    slots = [owner(n, 6) for n in names]
+    owners = [owner(n, 2, 3) for n in names]
     # Stable across processes (ranks and workers are processes): Python's own str hash is not.
     other = subprocess.run(
         [sys.executable, "-c", "import json, sys; from altflow_reader import owner; "
-         "print(json.dumps([owner(n, 6) for n in json.loads(sys.argv[1])]))", json.dumps(names)],
+         "print(json.dumps([owner(n, 2, 3) for n in json.loads(sys.argv[1])]))",
+         json.dumps(names)],
         capture_output=True, text=True, check=True,
         env={**os.environ, "PYTHONHASHSEED": "12345", "PYTHONPATH": str(ROOT / "python")})
-    assert json.loads(other.stdout) == slots
-    counts = [slots.count(s) for s in range(6)]
+    assert [tuple(o) for o in json.loads(other.stdout)] == owners
+    counts = [owners.count((r, w)) for r in range(2) for w in range(3)]
     assert min(counts) > len(names) / 6 / 2, counts
+    # A rank owns the same shards whatever its number of data-loader workers, so that its own
+    # progress covers them when it resumes with another number.
+    for workers in (1, 2, 5):
+        assert [owner(n, 2, workers)[0] for n in names] == [r for r, _ in owners]
 
 
 def test_listing_reads_every_form_of_shard_name(tmp_path):
