@@ -61,8 +61,9 @@ class Report:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.errors: list[str] = []
-        # Pairs in each key's .qa.json, to compare with the index's qa column.
-        self.qa_by_key: dict[str, int] = {}
+        # Pairs in each (shard, key)'s .qa.json, to compare with that shard's index's qa column
+        # (by shard: a key written twice must be reported as a duplicate, not as a qa mismatch).
+        self.qa_by_key: dict[tuple[str, str], int] = {}
 
     def rel(self, path: Path) -> str:
         try:
@@ -176,7 +177,7 @@ def read_tar_keys(tar_path: Path, report: Report) -> list[str] | None:
                 if ext == "qa.json" and handle is not None:
                     data = handle.read()
                     try:
-                        report.qa_by_key[key] = len(json.loads(data))
+                        report.qa_by_key[(tar_path.stem, key)] = len(json.loads(data))
                     except (json.JSONDecodeError, TypeError):
                         pass
                     handle = io.BytesIO(data)
@@ -247,7 +248,7 @@ def check_index_qa(parquet_path: Path, report: Report) -> None:
     if "qa" not in table.column_names:
         return
     for key, pairs in zip(table.column("key").to_pylist(), table.column("qa").to_pylist()):
-        want = report.qa_by_key.get(key, 0)
+        want = report.qa_by_key.get((parquet_path.stem, key), 0)
         if len(pairs or []) != want:
             report.error(parquet_path, f"qa column has {len(pairs or [])} pairs, .qa.json {want}", key)
 

@@ -243,7 +243,27 @@ pub async fn stage_consumer(
             "stage `{stage}` is not in this pipeline's `stages`"
         ))
     })?;
-    Ok(bus.consumer(&pipeline.group(stage), &[input]).await?)
+    let group = pipeline.group(stage);
+    // A stage that takes over its input from another stage (the pipeline's stages changed) starts
+    // where that stage stopped: the other groups of this pipeline's prefix are the candidates.
+    let others: Vec<String> = StageName::ALL
+        .iter()
+        .filter(|s| **s != stage)
+        .map(|s| pipeline.group(*s))
+        .collect();
+    let inputs = [input];
+    for moved in bus.hand_over(&group, &inputs, &others).await? {
+        tracing::warn!(
+            stage = %stage,
+            topic = %moved.topic,
+            partition = moved.partition,
+            before = ?moved.before,
+            offset = moved.offset,
+            from = %moved.from_group,
+            "starting where the topic's last reader stopped (the pipeline's stages changed)"
+        );
+    }
+    Ok(bus.consumer(&group, &inputs).await?)
 }
 
 /// Builds `stage` and runs it on `consumer` in a task until `shutdown`.

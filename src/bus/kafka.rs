@@ -139,6 +139,20 @@ impl Bus for KafkaBus {
         Ok(producer)
     }
 
+    async fn hand_over(
+        &self,
+        group: &str,
+        topics: &[String],
+        from: &[String],
+    ) -> Result<Vec<super::Handover>> {
+        // librdkafka's offset calls block: off the async executor.
+        let bus = KafkaBus::new(self.settings.clone());
+        let (group, topics, from) = (group.to_string(), topics.to_vec(), from.to_vec());
+        tokio::task::spawn_blocking(move || bus.hand_over_now(&group, &topics, &from))
+            .await
+            .expect("the offsets hand-over panicked")
+    }
+
     async fn consumer(&self, group: &str, topics: &[String]) -> Result<Box<dyn Consumer>> {
         let mut config = self.config(&BTreeMap::new());
         config
@@ -188,6 +202,106 @@ impl Bus for KafkaBus {
         }))
     }
 }
+
+impl KafkaBus {
+    /// A client of `group` that never joins it: reads and commits the group's offsets as a
+    /// simple consumer (generation -1, which a broker accepts while the group has no members).
+    fn group_client(&self, group: &str) -> Result<BaseConsumer> {
+        let mut config = self.config(&self.settings.consumer_options);
+        config
+            .set("group.id", group)
+            .set("enable.auto.commit", "false");
+        config.create().map_err(kafka("create offsets client"))
+    }
+
+    /// The committed offset of `group` for each of `partitions` that has one.
+    fn committed(
+        &self,
+        group: &str,
+        partitions: &[(String, i32)],
+    ) -> Result<HashMap<(String, i32), i64>> {
+        let client = self.group_client(group)?;
+        let mut wanted = TopicPartitionList::new();
+        for (topic, partition) in partitions {
+            wanted.add_partition(topic, *partition);
+        }
+        let committed = client
+            .committed_offsets(wanted, OFFSETS_TIMEOUT)
+            .map_err(kafka("read committed offsets"))?;
+        Ok(committed
+            .elements()
+            .iter()
+            .filter_map(|e| match e.offset() {
+                Offset::Offset(o) => Some(((e.topic().to_string(), e.partition()), o)),
+                _ => None,
+            })
+            .collect())
+    }
+
+    fn hand_over_now(
+        &self,
+        group: &str,
+        topics: &[String],
+        from: &[String],
+    ) -> Result<Vec<super::Handover>> {
+        let client = self.group_client(group)?;
+        let mut partitions = Vec::new();
+        for topic in topics {
+            let metadata = client
+                .fetch_metadata(Some(topic), OFFSETS_TIMEOUT)
+                .map_err(kafka("read topic metadata"))?;
+            for t in metadata.topics() {
+                partitions.extend(
+                    t.partitions()
+                        .iter()
+                        .map(|p| (t.name().to_string(), p.id())),
+                );
+            }
+        }
+        let own = self.committed(group, &partitions)?;
+        // The furthest point any other group reached on each partition: in a pipeline a topic has
+        // one reading stage at a time, so the furthest is where its last reader stopped.
+        let mut furthest: HashMap<(String, i32), (i64, &str)> = HashMap::new();
+        for other in from.iter().filter(|g| *g != group) {
+            for (key, offset) in self.committed(other, &partitions)? {
+                let entry = furthest.entry(key).or_insert((offset, other));
+                if offset > entry.0 {
+                    *entry = (offset, other);
+                }
+            }
+        }
+        let mut moved = Vec::new();
+        let mut commit = TopicPartitionList::new();
+        for key in &partitions {
+            let Some(&(offset, from_group)) = furthest.get(key) else {
+                continue;
+            };
+            let before = own.get(key).copied();
+            if before.is_some_and(|b| b >= offset) {
+                continue;
+            }
+            commit
+                .add_partition_offset(&key.0, key.1, Offset::Offset(offset))
+                .map_err(kafka("hand over offsets"))?;
+            moved.push(super::Handover {
+                topic: key.0.clone(),
+                partition: key.1,
+                before,
+                offset,
+                from_group: from_group.to_string(),
+            });
+        }
+        if !moved.is_empty() {
+            client
+                .commit(&commit, CommitMode::Sync)
+                .map_err(kafka("hand over offsets"))?;
+        }
+        Ok(moved)
+    }
+}
+
+/// How long reading or committing a group's offsets may take before the stage fails to start.
+const OFFSETS_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A message with the epoch of its partition when it was fetched.
 struct Fetched {

@@ -98,6 +98,35 @@ pub trait Bus: Send + Sync {
     fn producer(&self) -> Result<Arc<dyn Producer>>;
     /// A new member of consumer group `group`, subscribed to `topics`.
     async fn consumer(&self, group: &str, topics: &[String]) -> Result<Box<dyn Consumer>>;
+    /// Before `group` joins: for each partition of `topics` where one of the groups `from` has
+    /// committed an offset past `group`'s own (or `group` has none), commits that offset for
+    /// `group`, so that a stage which takes over a topic from another stage (the pipeline's stages
+    /// changed: one added in front of it, or the one that read it removed) starts where the topic's
+    /// last reader stopped instead of reading it all again. Returns what it moved. A bus whose
+    /// groups do not outlive the process has nothing to hand over.
+    async fn hand_over(
+        &self,
+        _group: &str,
+        _topics: &[String],
+        _from: &[String],
+    ) -> Result<Vec<Handover>> {
+        Ok(Vec::new())
+    }
+}
+
+/// A partition whose start [`Bus::hand_over`] moved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Handover {
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// The group's committed offset before, if it had one.
+    pub before: Option<i64>,
+    /// The offset committed for the group: where `from_group` stopped.
+    pub offset: i64,
+    /// The group whose committed offset it took.
+    pub from_group: String,
 }
 
 /// Sends messages.
