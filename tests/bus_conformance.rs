@@ -475,3 +475,81 @@ conformance!(
     backpressure_slows_producer_and_drops_nothing,
     members_beyond_the_partitions_are_joined,
 );
+
+/// Kafka only (the embedded bus's groups end with the process): a group that takes a topic over
+/// from another group (the pipeline's stages changed) starts where that group stopped, not at the
+/// topic's start; a second hand-over finds nothing to move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_hand_over_starts_a_group_where_the_topics_last_reader_stopped() {
+    let Some(backend) = kafka() else { return };
+    let topic = topic(&backend, 2).await;
+    let (old, new, absent) = (
+        common::random_name("old"),
+        common::random_name("new"),
+        common::random_name("none"),
+    );
+    let producer = backend.bus.producer().unwrap();
+    let total = 100;
+    let messages = (0..total)
+        .map(|i| message(&topic, &format!("k{i}"), i.to_string()))
+        .collect();
+    producer.send_all(messages).await.unwrap();
+    // The old reader reads everything and commits half of each partition.
+    let mut reader = backend
+        .bus
+        .consumer(&old, std::slice::from_ref(&topic))
+        .await
+        .unwrap();
+    let got = collect(reader.as_mut(), total, backend.patience).await;
+    let mut ends: BTreeMap<i32, i64> = BTreeMap::new();
+    for m in &got {
+        let end = ends.entry(m.partition).or_insert(0);
+        *end = (*end).max(m.offset + 1);
+    }
+    let committed: BTreeMap<i32, i64> = ends.iter().map(|(p, end)| (*p, end / 2)).collect();
+    for (p, offset) in &committed {
+        reader.store_offset(&topic, *p, *offset).unwrap();
+    }
+    reader.commit().await.unwrap();
+    reader.close().await.unwrap();
+
+    let from = [old.clone(), absent];
+    let moved = backend
+        .bus
+        .hand_over(&new, std::slice::from_ref(&topic), &from)
+        .await
+        .unwrap();
+    let handed: BTreeMap<i32, i64> = moved.iter().map(|m| (m.partition, m.offset)).collect();
+    assert_eq!(handed, committed);
+    assert!(
+        moved
+            .iter()
+            .all(|m| m.before.is_none() && m.from_group == old)
+    );
+    let again = backend
+        .bus
+        .hand_over(&new, std::slice::from_ref(&topic), &from)
+        .await
+        .unwrap();
+    assert!(again.is_empty(), "{again:?}");
+
+    let mut successor = backend
+        .bus
+        .consumer(&new, std::slice::from_ref(&topic))
+        .await
+        .unwrap();
+    let expected: usize = ends
+        .iter()
+        .map(|(p, end)| (end - committed[p]) as usize)
+        .sum();
+    let resumed = collect(successor.as_mut(), expected, backend.patience).await;
+    let mut first: BTreeMap<i32, i64> = BTreeMap::new();
+    for m in &resumed {
+        let entry = first.entry(m.partition).or_insert(m.offset);
+        *entry = (*entry).min(m.offset);
+    }
+    assert_eq!(first, committed, "started where the old reader stopped");
+    let distinct: BTreeSet<(i32, i64)> = resumed.iter().map(|m| (m.partition, m.offset)).collect();
+    assert_eq!(distinct.len(), expected);
+    successor.close().await.unwrap();
+}
