@@ -666,7 +666,7 @@ fn fault_the_broker_restarted_mid_stream() {
     let after = high_watermarks(&cluster);
     // Records the broker acknowledged before its restart and no longer has: watermarks that went
     // back, right after the restart or later (tansu's went back minutes after it, in one run).
-    let went_back = |now: &BTreeMap<(String, i32), i64>| -> BTreeMap<(String, i32), (i64, i64)> {
+    let went_back = |now: &BTreeMap<(String, i32), i64>| -> Regressions {
         before
             .iter()
             .filter_map(|(key, was)| {
@@ -677,63 +677,71 @@ fn fault_the_broker_restarted_mid_stream() {
     };
     let outcome = cluster.try_wait_for_all(Duration::from_secs(150));
     let mut regressions = went_back(&after);
-    for (key, (was, is)) in went_back(&high_watermarks(&cluster)) {
-        let entry = regressions.entry(key).or_insert((was, is));
-        entry.1 = entry.1.min(is);
-    }
+    let mut merge = |found: Regressions| {
+        for (key, (was, is)) in found {
+            let entry = regressions.entry(key).or_insert((was, is));
+            *entry = (entry.0.max(was), entry.1.min(is));
+        }
+    };
+    merge(went_back(&high_watermarks(&cluster)));
+    let Err(problem) = outcome else {
+        let lost = describe(&regressions);
+        eprintln!(
+            "broker restart: every sample arrived{}",
+            if lost.is_empty() {
+                String::new()
+            } else {
+                format!(" (though the broker's watermarks went back: {lost})")
+            }
+        );
+        cluster.finish("the broker restarted");
+        return;
+    };
+    let missing = cluster.missing();
+    let (dump, served_then_forgotten) = locate(&cluster, &missing);
+    merge(served_then_forgotten);
     let forgotten: i64 = regressions.values().map(|(was, is)| was - is).sum();
-    let lost: Vec<String> = regressions
+    let lost = describe(&regressions);
+    if regressions.is_empty() {
+        let broker_log = std::fs::read_to_string(log.path()).unwrap_or_default();
+        let tail: Vec<&str> = broker_log.lines().rev().take(40).collect();
+        panic!(
+            "the broker restarted, kept every record it had acknowledged, and still the shards \
+             never held every sample once: {problem}\nwhere the missing samples are:\n{dump}\n\
+             the broker's log (last lines):\n{}\n{}",
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+            cluster.logs()
+        );
+    }
+    // The broker forgot records it had acknowledged: what is still ours to get right is that
+    // nothing is twice or unexpected, and that no more is missing than it forgot.
+    let keys = common::check_shards(&cluster.out())
+        .unwrap_or_else(|e| panic!("the broker restarted: {e}\n{}", cluster.logs()));
+    assert!(
+        keys.is_subset(&cluster.expected) && (missing.len() as i64) <= forgotten,
+        "the broker restarted and lost {forgotten} acknowledged records ({lost}); the output has \
+         {problem}\n{dump}"
+    );
+    eprintln!(
+        "broker restart: the broker lost {forgotten} acknowledged records ({lost}); {} of {} \
+         samples arrived, each once, {} missing with them",
+        keys.len(),
+        cluster.expected.len(),
+        missing.len()
+    );
+}
+
+/// Partitions whose records the broker forgot: (topic, partition) → (offset it had reached, offset
+/// it went back to).
+type Regressions = BTreeMap<(String, i32), (i64, i64)>;
+
+/// `topic[partition] was -> is, …`
+fn describe(regressions: &Regressions) -> String {
+    regressions
         .iter()
         .map(|((topic, partition), (was, is))| format!("{topic}[{partition}] {was} -> {is}"))
-        .collect();
-    match outcome {
-        Ok(()) => {
-            eprintln!(
-                "broker restart: every sample arrived{}",
-                if lost.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        " (though the broker's watermarks went back: {})",
-                        lost.join(", ")
-                    )
-                }
-            );
-            cluster.finish("the broker restarted");
-        }
-        Err(problem) if !lost.is_empty() => {
-            let missing = cluster.missing();
-            let keys = common::check_shards(&cluster.out())
-                .unwrap_or_else(|e| panic!("the broker restarted: {e}\n{}", cluster.logs()));
-            assert!(
-                keys.is_subset(&cluster.expected) && (missing.len() as i64) <= forgotten,
-                "the broker restarted and lost {forgotten} acknowledged records ({}); the output \
-                 has {problem}",
-                lost.join(", ")
-            );
-            eprintln!(
-                "broker restart: the broker lost {forgotten} acknowledged records ({}); {} of {} \
-                 samples arrived, each once, {} missing with them",
-                lost.join(", "),
-                keys.len(),
-                cluster.expected.len(),
-                missing.len()
-            );
-        }
-        Err(problem) => {
-            let missing = cluster.missing();
-            let broker_log = std::fs::read_to_string(log.path()).unwrap_or_default();
-            let tail: Vec<&str> = broker_log.lines().rev().take(40).collect();
-            panic!(
-                "the broker restarted, kept every record it had acknowledged, and still the \
-                 shards never held every sample once: {problem}\nwhere the missing samples \
-                 are:\n{}\nthe broker's log (last lines):\n{}\n{}",
-                locate(&cluster, &missing),
-                tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
-                cluster.logs()
-            );
-        }
-    }
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A client of the run's broker outside any group.
@@ -784,8 +792,11 @@ fn high_watermarks(cluster: &Cluster) -> BTreeMap<(String, i32), i64> {
 
 /// Where the `missing` samples are, for a failure message: every topic of the run read from
 /// offset 0 to its high watermark, the offsets of the messages naming each sample's URL, each
-/// partition's watermarks, and every stage group's committed offsets.
-fn locate(cluster: &Cluster, missing: &[String]) -> String {
+/// partition's watermarks, and every stage group's committed offsets. Also the partitions where a
+/// group has committed past the high watermark — records the broker served and no longer has — as
+/// (committed, high watermark).
+#[allow(clippy::type_complexity)]
+fn locate(cluster: &Cluster, missing: &[String]) -> (String, BTreeMap<(String, i32), (i64, i64)>) {
     use rdkafka::consumer::Consumer;
     use rdkafka::{Message, Offset, TopicPartitionList};
     let timeout = Duration::from_secs(10);
@@ -796,10 +807,13 @@ fn locate(cluster: &Cluster, missing: &[String]) -> String {
         .map(|id| (id, cluster.paths[id].clone()))
         .collect();
     let partitions = run_partitions(cluster);
+    let mut highs = BTreeMap::new();
+    let mut forgotten = BTreeMap::new();
     for (topic, partition) in &partitions {
         let (low, high) = reader
             .fetch_watermarks(topic, *partition, timeout)
             .unwrap_or((-1, -1));
+        highs.insert((topic.clone(), *partition), high);
         let mut assignment = TopicPartitionList::new();
         assignment
             .add_partition_offset(topic, *partition, Offset::Beginning)
@@ -844,7 +858,16 @@ fn locate(cluster: &Cluster, missing: &[String]) -> String {
                 list.elements()
                     .iter()
                     .filter_map(|e| match e.offset() {
-                        Offset::Offset(o) => Some(format!("{}[{}]={o}", e.topic(), e.partition())),
+                        Offset::Offset(o) => {
+                            let key = (e.topic().to_string(), e.partition());
+                            match highs.get(&key) {
+                                Some(&high) if high >= 0 && o > high => {
+                                    forgotten.insert(key, (o, high));
+                                }
+                                _ => {}
+                            }
+                            Some(format!("{}[{}]={o}", e.topic(), e.partition()))
+                        }
                         _ => None,
                     })
                     .collect()
@@ -855,7 +878,7 @@ fn locate(cluster: &Cluster, missing: &[String]) -> String {
     for (id, needle) in &needles {
         report += &format!("  missing {id}: {needle}\n");
     }
-    report
+    (report, forgotten)
 }
 
 /// Throughput of 1, 2 and 3 fetch members (one filter, one writer) on this machine, printed:
