@@ -238,6 +238,7 @@ impl KafkaBus {
             .collect())
     }
 
+    /// [`Bus::hand_over`], blocking.
     fn hand_over_now(
         &self,
         group: &str,

@@ -34,7 +34,7 @@ use crate::metrics::StageMetrics;
 use crate::reason::Reason;
 use crate::record::{Candidate, Image, Sample, ShardAnnouncement};
 use crate::stage::held::Held;
-use crate::stage::{Emitter, Input, Stage, StageError};
+use crate::stage::{Emitter, Input, Stage, StageError, isolate};
 use fence::Fence;
 use index::{IndexBuilder, Placement};
 use store::Store;
@@ -638,6 +638,29 @@ impl WriterStage {
 }
 
 /// Serialises the per-sample metadata file.
+/// The tar members of sample `id` after its image, in order: caption, metadata, and the embedding
+/// and the questions when it has them.
+fn members(id: &str, sample: &Sample) -> Vec<(String, Vec<u8>)> {
+    #[cfg(test)]
+    if sample.caption() == tests::POISON {
+        panic!("a caption the tests poisoned");
+    }
+    let mut members = vec![
+        (format!("{id}.txt"), sample.caption().as_bytes().to_vec()),
+        (format!("{id}.json"), sample_json(sample)),
+    ];
+    if !sample.embedding.is_empty() {
+        members.push((format!("{id}.npy"), npy_f32(&sample.embedding)));
+    }
+    if !sample.qa.is_empty() {
+        // A JSON list of {question, answer, answer_type, source, f1}, as WebDataset's `.json`
+        // decoder reads it.
+        let qa = serde_json::to_vec(&sample.qa).expect("JSON of plain values");
+        members.push((format!("{id}.qa.json"), qa));
+    }
+    members
+}
+
 fn sample_json(sample: &Sample) -> Vec<u8> {
     let empty = (Candidate::default(), Image::default());
     let candidate = sample.candidate.as_ref().unwrap_or(&empty.0);
@@ -743,7 +766,7 @@ impl Stage for WriterStage {
                 rows: 0,
             });
             shard.last_offset = input.offset;
-            let sample = input.record;
+            let sample = &input.record;
             let id = sample.id().to_string();
             let url = sample
                 .candidate
@@ -761,31 +784,27 @@ impl Stage for WriterStage {
                 continue;
             }
             let recent = self.recent.get_mut(&partition).expect("adopted above");
-            if !recent.insert(id.clone()) {
+            if recent.contains(&id) {
                 out.reject(Reason::Duplicate, &id, &url, "sample id already written");
                 continue;
             }
+            // Encoded before anything is appended: a sample whose encoding panics is
+            // dead-lettered whole and leaves the open shard as it was.
+            let members = match isolate(|| members(&id, sample)) {
+                Ok(members) => members,
+                Err(panic) => {
+                    out.panicked(&input, &panic);
+                    continue;
+                }
+            };
+            recent.insert(id.clone());
             let jpeg = &sample.image.as_ref().expect("checked above").jpeg;
             let jpg_offset = shard.tar.append(&format!("{id}.jpg"), jpeg);
-            shard
-                .tar
-                .append(&format!("{id}.txt"), sample.caption().as_bytes());
-            shard
-                .tar
-                .append(&format!("{id}.json"), &sample_json(&sample));
-            if !sample.embedding.is_empty() {
-                shard
-                    .tar
-                    .append(&format!("{id}.npy"), &npy_f32(&sample.embedding));
-            }
-            if !sample.qa.is_empty() {
-                // A JSON list of {question, answer, answer_type, source, f1}, as WebDataset's
-                // `.json` decoder reads it.
-                let qa = serde_json::to_vec(&sample.qa).expect("JSON of plain values");
-                shard.tar.append(&format!("{id}.qa.json"), &qa);
+            for (name, bytes) in &members {
+                shard.tar.append(name, bytes);
             }
             shard.index.push(
-                &sample,
+                sample,
                 &Placement {
                     jpg_offset,
                     partition,
@@ -914,7 +933,7 @@ mod tests {
         assert!(name(None, 3, 99, Some(9)).to_string() < name(None, 3, 120, Some(1)).to_string());
     }
 
-    use crate::record::{Record, Reject, sample_id};
+    use crate::record::{DeadLetter, Record, Reject, sample_id};
     use object_store::ObjectStoreExt;
 
     fn sample(n: usize) -> Sample {
@@ -1021,6 +1040,65 @@ mod tests {
             match &first {
                 None => first = Some(written),
                 Some(previous) => assert_eq!(previous, &written, "a replay must be byte-identical"),
+            }
+        }
+    }
+
+    /// A caption on which the writer's encoding panics (in tests only).
+    pub(super) const POISON: &str = "a poisoned caption";
+
+    #[tokio::test]
+    async fn a_sample_whose_encoding_panics_is_dead_lettered_and_its_shard_goes_on() {
+        let store = Store::open("memory://", std::iter::empty()).unwrap();
+        let mut stage = writer(&store, 3);
+        let mut out = Emitter::new(
+            "write",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
+        let mut poison = sample(2);
+        poison.candidate.as_mut().unwrap().alt = POISON.into();
+        let batch = [
+            (0, sample(1)),
+            (1, poison.clone()),
+            (2, sample(3)),
+            (3, sample(4)),
+        ];
+        stage.process(inputs(0, &batch), &mut out).await.unwrap();
+        stage.finish(&mut out).await.unwrap();
+        let (messages, _) = out.take();
+        let letters: Vec<DeadLetter> = messages
+            .iter()
+            .filter(|m| &*m.topic == "dead")
+            .map(|m| DeadLetter::from_bytes(&m.payload).unwrap())
+            .collect();
+        assert_eq!(letters.len(), 1);
+        assert_eq!(letters[0].offset, 1);
+        assert!(
+            letters[0].error.contains("a caption the tests poisoned"),
+            "{}",
+            letters[0].error
+        );
+        assert_eq!(Sample::from_bytes(&letters[0].payload).unwrap(), poison);
+        // The other three are in the shard, whole: the poisoned sample left nothing behind.
+        let rows: Vec<u64> = messages
+            .iter()
+            .filter(|m| &*m.topic == "shards")
+            .map(|m| ShardAnnouncement::from_bytes(&m.payload).unwrap().rows)
+            .collect();
+        assert_eq!(rows, vec![3]);
+        let tar = objects(&store)
+            .await
+            .into_iter()
+            .find(|(name, _)| name.ends_with(".tar"))
+            .unwrap()
+            .1;
+        let tar = String::from_utf8_lossy(&tar);
+        assert!(!tar.contains(poison.id()));
+        for good in [sample(1), sample(3), sample(4)] {
+            for member in ["jpg", "txt", "json"] {
+                assert!(tar.contains(&format!("{}.{member}", good.id())));
             }
         }
     }
