@@ -362,3 +362,38 @@ rare_word_min_count = 0
         "{third}"
     );
 }
+
+/// A robots.txt far past 500 KiB (10 MiB: a long comment after the first rules, as real sites
+/// have) is read to 500 KiB and its rules there are obeyed; what comes after is ignored, and the
+/// site is not refused as a whole (before: `too_large`, every URL of the site refused).
+#[tokio::test]
+async fn a_robots_txt_past_500_kib_is_read_to_its_limit_and_the_rest_ignored() {
+    use altflow::config::HttpConfig;
+    use altflow::reason::Reason;
+    use altflow::web::http::HttpClient;
+    use altflow::web::robots::{MAX_ROBOTS_BYTES, RobotsCache};
+
+    let mut body = b"User-agent: *\nDisallow: /early\n# ".to_vec();
+    body.extend(std::iter::repeat_n(b'x', 10 << 20));
+    body.extend_from_slice(b"\nDisallow: /late\n");
+    assert!(body.len() > 20 * MAX_ROBOTS_BYTES);
+    let port = serve(BTreeMap::from([(
+        "/robots.txt",
+        (200, vec![("content-type", "text/plain")], body),
+    )]));
+    let config = HttpConfig {
+        allow_networks: vec!["127.0.0.0/8".parse().unwrap()],
+        ..Default::default()
+    };
+    let robots = RobotsCache::new(
+        HttpClient::new(&config).unwrap(),
+        "altflow/0.1",
+        std::time::Duration::from_secs(60),
+        8,
+    );
+    let base = format!("http://127.0.0.1:{port}");
+    let refused = robots.check(&format!("{base}/early/x")).await.unwrap_err();
+    assert_eq!(refused.reason, Reason::Robots, "{refused}");
+    robots.check(&format!("{base}/late/x")).await.unwrap();
+    robots.check(&format!("{base}/other")).await.unwrap();
+}

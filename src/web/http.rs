@@ -247,8 +247,24 @@ impl HttpClient {
         Ok(Self { client, guard })
     }
 
-    /// Downloads `url`, reading at most `max_bytes` of body.
+    /// Downloads `url`, reading at most `max_bytes` of body: a longer body is an error
+    /// (`too_large`).
     pub async fn get(&self, url: &str, max_bytes: usize) -> Result<Fetched, FetchError> {
+        self.download(url, max_bytes, false).await
+    }
+
+    /// Downloads the first `max_bytes` of `url`'s body and stops reading there (robots.txt: a
+    /// crawler parses the first 500 KiB and ignores the rest, RFC 9309 §2.5).
+    pub async fn get_prefix(&self, url: &str, max_bytes: usize) -> Result<Fetched, FetchError> {
+        self.download(url, max_bytes, true).await
+    }
+
+    async fn download(
+        &self,
+        url: &str,
+        max_bytes: usize,
+        truncate: bool,
+    ) -> Result<Fetched, FetchError> {
         let url = Url::parse(url).map_err(|e| FetchError::new(Reason::BadUrl, e.to_string()))?;
         check_url(&self.guard, &url)?;
         let response = self
@@ -284,7 +300,7 @@ impl HttpClient {
             ));
         }
         let declared = response.content_length();
-        if declared.is_some_and(|len| len > max_bytes as u64) {
+        if !truncate && declared.is_some_and(|len| len > max_bytes as u64) {
             return Err(FetchError::new(
                 Reason::TooLarge,
                 format!("Content-Length above {max_bytes} bytes"),
@@ -306,10 +322,14 @@ impl HttpClient {
         // Read in chunks and stop at the limit: a server may lie about, or omit, the length.
         // Sized by the declared length (already checked against the limit), so the body is not
         // copied as it grows.
-        let mut body = Vec::with_capacity(declared.unwrap_or(0) as usize);
+        let mut body = Vec::with_capacity(declared.unwrap_or(0).min(max_bytes as u64) as usize);
         let mut stream = response.bytes_stream();
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(classify)?;
+            if truncate && body.len() + chunk.len() >= max_bytes {
+                body.extend_from_slice(&chunk[..max_bytes - body.len()]);
+                break;
+            }
             if body.len() + chunk.len() > max_bytes {
                 return Err(FetchError::new(
                     Reason::TooLarge,

@@ -18,20 +18,109 @@ use crate::reason::Reason;
 use crate::sync::lock;
 use crate::web::http::{FetchError, HttpClient};
 
-/// Largest robots.txt read (RFC 9309 asks crawlers to parse at least 500 KiB).
-pub const MAX_ROBOTS_BYTES: usize = 512 * 1024;
+/// How much of a robots.txt is read: RFC 9309 asks crawlers to parse at least 500 KiB, and
+/// Google parses the first 500 KiB and ignores the rest, as altflow does (a longer file is not an
+/// error: its rules past the limit are not read).
+pub const MAX_ROBOTS_BYTES: usize = 500 * 1024;
 
 /// How long an unreachable robots.txt keeps its origin closed before it is asked for again.
 const UNREACHABLE_TTL: Duration = Duration::from_secs(60);
 
-/// One rule: whether it allows, and its path pattern.
+/// One rule: whether it allows, and its path pattern (percent-encoded as [`escape_pattern`] does).
 type Rule = (bool, String);
 
-/// One `user-agent` group of a robots.txt.
-#[derive(Default)]
-struct Group {
-    agents: Vec<String>,
-    rules: Vec<Rule>,
+/// Longest robots.txt line read; the rest of a longer line is ignored (Google's parser keeps
+/// 2,083 × 8 − 1 bytes: eight times the longest URL Internet Explorer took).
+const MAX_LINE_BYTES: usize = 2083 * 8 - 1;
+
+/// What a robots.txt line is, by its key (case-insensitive, matched as a prefix, with the
+/// misspellings Google's parser accepts because site owners write them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    UserAgent,
+    Allow,
+    Disallow,
+    /// `Sitemap:`, `Crawl-delay:` and anything else: they never end a group (RFC 9309 §2.2.4).
+    Other,
+}
+
+impl Key {
+    fn of(key: &str) -> Self {
+        let key = key.to_ascii_lowercase();
+        let starts = |names: &[&str]| names.iter().any(|n| key.starts_with(n));
+        if starts(&["user-agent", "useragent", "user agent"]) {
+            Key::UserAgent
+        } else if starts(&["allow"]) {
+            Key::Allow
+        } else if starts(&[
+            "disallow",
+            "dissallow",
+            "dissalow",
+            "disalow",
+            "diasllow",
+            "disallaw",
+        ]) {
+            Key::Disallow
+        } else {
+            Key::Other
+        }
+    }
+}
+
+/// The key and value of a line with its comment removed: `key: value`, or — for the colon
+/// site owners forget — `key value` when the line is exactly two words.
+fn key_and_value(line: &str) -> Option<(&str, &str)> {
+    let (key, value) = match line.split_once(':') {
+        Some(split) => split,
+        None => {
+            let (key, value) = line.split_once([' ', '\t'])?;
+            let value = value.trim_start_matches([' ', '\t']);
+            if value.contains([' ', '\t']) {
+                return None;
+            }
+            (key, value)
+        }
+    };
+    let key = key.trim();
+    (!key.is_empty()).then(|| (key, value.trim()))
+}
+
+/// The product token a `User-agent:` line names: its leading letters, `-` and `_`
+/// (`FooBot/1.2` and `FooBot 1.2` name `FooBot`).
+fn agent_named(value: &str) -> &str {
+    let end = value
+        .find(|c: char| !(c.is_ascii_alphabetic() || c == '-' || c == '_'))
+        .unwrap_or(value.len());
+    &value[..end]
+}
+
+/// A rule's path as it is matched: bytes outside ASCII percent-encoded and existing escapes in
+/// upper case, since the paths it is matched against are percent-encoded (`/поиск` becomes
+/// `/%D0%BF%D0%BE%D0%B8%D1%81%D0%BA`, as in a URL).
+pub fn escape_pattern(pattern: &str) -> String {
+    let bytes = pattern.as_bytes();
+    let mut out = String::with_capacity(pattern.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'%'
+            && i + 2 < bytes.len()
+            && bytes[i + 1].is_ascii_hexdigit()
+            && bytes[i + 2].is_ascii_hexdigit()
+        {
+            out.push('%');
+            out.push(bytes[i + 1].to_ascii_uppercase() as char);
+            out.push(bytes[i + 2].to_ascii_uppercase() as char);
+            i += 3;
+        } else if b >= 0x80 {
+            out.push_str(&format!("%{b:02X}"));
+            i += 1;
+        } else {
+            out.push(b as char);
+            i += 1;
+        }
+    }
+    out
 }
 
 /// The rules that apply to one user agent on one origin.
@@ -46,63 +135,75 @@ impl Robots {
         Self::default()
     }
 
-    /// Parses `text` for the product token `agent` (e.g. `altflow`).
+    /// Parses `text` for the product token `agent` (e.g. `altflow`), as RFC 9309 and Google's
+    /// reference parser read it.
+    ///
+    /// A group is one or more `User-agent:` lines and the rules after them; a `User-agent:` line
+    /// after a rule starts the next group, and nothing else ends one (`Sitemap:` and unknown lines
+    /// between two `User-agent:` lines keep them in one group). Rules before any `User-agent:`
+    /// belong to no group. The rules of every group that names `agent` apply; if none names it,
+    /// those of every `*` group.
     pub fn parse(text: &str, agent: &str) -> Self {
         let agent = agent.to_ascii_lowercase();
-        let mut groups: Vec<Group> = Vec::new();
-        let mut last_was_agent = false;
+        // The group being read: whether it names `*`, whether it names us, and whether a rule
+        // ended its `User-agent:` lines (the next one starts a new group).
+        let (mut global, mut specific, mut ruled) = (false, false, false);
+        let mut named_anywhere = false;
+        let (mut ours, mut everyone): (Vec<Rule>, Vec<Rule>) = (Vec::new(), Vec::new());
         // RFC 9309 allows CR, LF or CRLF line ends; a UTF-8 byte order mark may lead the file.
         let text = text.trim_start_matches('\u{feff}');
         for line in text.split(['\n', '\r']) {
+            let line = &line[..floor_char_boundary(line, MAX_LINE_BYTES)];
             let line = line.split('#').next().unwrap_or("").trim();
-            let Some((key, value)) = line.split_once(':') else {
+            let Some((key, value)) = key_and_value(line) else {
                 continue;
             };
-            let key = key.trim().to_ascii_lowercase();
-            let value = value.trim();
-            match key.as_str() {
-                "user-agent" => {
-                    if !last_was_agent || groups.is_empty() {
-                        groups.push(Group::default());
+            match Key::of(key) {
+                Key::UserAgent => {
+                    if ruled {
+                        (global, specific, ruled) = (false, false, false);
                     }
-                    let group = groups.last_mut().expect("pushed above");
-                    group.agents.push(value.to_ascii_lowercase());
-                    last_was_agent = true;
+                    // `*` alone, or followed by a space and anything, is the global group.
+                    let star = value.starts_with('*')
+                        && value[1..].chars().next().is_none_or(char::is_whitespace);
+                    if star {
+                        global = true;
+                    } else if agent_named(value).eq_ignore_ascii_case(&agent) {
+                        specific = true;
+                        named_anywhere = true;
+                    }
                 }
-                "allow" | "disallow" => {
-                    last_was_agent = false;
-                    if let Some(group) = groups.last_mut()
-                        && !value.is_empty()
+                rule @ (Key::Allow | Key::Disallow) => {
+                    if !(global || specific) {
+                        continue;
+                    }
+                    ruled = true;
+                    // An empty rule matches nothing (it is how "allow everything" is written).
+                    if value.is_empty() {
+                        continue;
+                    }
+                    let allow = rule == Key::Allow;
+                    let pattern = escape_pattern(value);
+                    let rules = if specific { &mut ours } else { &mut everyone };
+                    // Google's convention: allowing `/dir/index.html` (or `.htm`) allows `/dir/`.
+                    if allow
+                        && let Some(slash) = pattern.rfind('/')
+                        && pattern[slash..].starts_with("/index.htm")
                     {
-                        group.rules.push((key == "allow", value.to_string()));
+                        rules.push((true, format!("{}$", &pattern[..=slash])));
                     }
+                    rules.push((allow, pattern));
                 }
-                _ => last_was_agent = false,
+                Key::Other => {}
             }
         }
-        // A group names us when its user-agent's product token is ours (case-insensitive).
-        let matches_us = |agents: &[String]| {
-            agents
-                .iter()
-                .any(|a| a != "*" && !a.is_empty() && product_token(a) == agent)
-        };
-        // Our groups if any names us, else the `*` groups; several matching groups combine.
-        let ours = groups.iter().any(|g| matches_us(&g.agents));
-        let rules: Vec<Rule> = groups
-            .iter()
-            .filter(|g| {
-                if ours {
-                    matches_us(&g.agents)
-                } else {
-                    g.agents.iter().any(|a| a == "*")
-                }
-            })
-            .flat_map(|g| g.rules.clone())
-            .collect();
-        Self { rules }
+        Self {
+            rules: if named_anywhere { ours } else { everyone },
+        }
     }
 
-    /// Whether `path` (path and query of a URL) may be fetched.
+    /// Whether `path` (path and query of a URL, percent-encoded as a URL's) may be fetched: the
+    /// longest matching rule decides, and `allow` wins a tie; no matching rule allows.
     pub fn allowed(&self, path: &str) -> bool {
         if path == "/robots.txt" {
             return true;
@@ -119,6 +220,14 @@ impl Robots {
         }
         best.is_none_or(|(_, allow)| allow)
     }
+}
+
+/// The largest index ≤ `at` that is a char boundary of `s` (`s.len()` if shorter).
+fn floor_char_boundary(s: &str, at: usize) -> usize {
+    if at >= s.len() {
+        return s.len();
+    }
+    (0..=at).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0)
 }
 
 /// Whether a robots.txt pattern (`*` wildcards, optional trailing `$`) matches the start of `path`.
@@ -266,7 +375,7 @@ impl RobotsCache {
         let verdict = Arc::new(
             match self
                 .http
-                .get(&format!("{origin}/robots.txt"), MAX_ROBOTS_BYTES)
+                .get_prefix(&format!("{origin}/robots.txt"), MAX_ROBOTS_BYTES)
                 .await
             {
                 Ok(fetched) => Verdict::Rules(Robots::parse(
@@ -277,8 +386,8 @@ impl RobotsCache {
                 Err(e) if e.reason == Reason::Http4xx && e.status != Some(429) => {
                     Verdict::Rules(Robots::allow_all())
                 }
-                // Unreachable (5xx, network), or too large to read: RFC 9309 treats an unreachable
-                // robots.txt as a complete disallow.
+                // Unreachable (5xx, network): RFC 9309 treats an unreachable robots.txt as a
+                // complete disallow.
                 Err(e) => Verdict::Unreachable(e),
             },
         );
