@@ -13,7 +13,10 @@ server). After SECONDS it stops seeding, waits for the output to hold every imag
 stops the members and waits for the readers.
 
 It fails (exit 1) unless: every served image is in exactly one shard, no 404 is, and the two ranks
-trained on every sample of the output exactly once. One exception, reported apart: tansu's S3 engine
+trained on every sample of the output exactly once, and no member exited on its own (one that
+exits on a fatal error the broker answered — tansu's S3 engine desynchronises an idempotent
+producer's sequence now and then, which librdkafka makes fatal — is restarted and reported apart,
+as a cluster would restart it). One exception, reported apart: tansu's S3 engine
 can lose records it had acknowledged when it is killed (its high watermarks go back; see
 docs/architecture.md), and images that went with them may be missing, never more of them than
 records it lost. It prints a JSON report with the members'
@@ -107,6 +110,7 @@ class Soak:
         self.out = work / "out"
         self.events = []
         self.crashes = []
+        self.broker_exits = []
         self.members = {}  # name -> (stage, Popen, killed before?)
         self.memory = collections.defaultdict(list)  # name -> [(t, MiB)]
         self.started = time.monotonic()
@@ -290,12 +294,29 @@ path = "{url_list}"
             time.sleep(SESSION_TIMEOUT_S + 3)
             proc.send_signal(signal.SIGCONT)
 
+    def broker_error(self, name):
+        """The broker's error that stopped member `name`, if its last words name one: a fatal
+        error the broker answered (tansu's S3 engine loses an idempotent producer's sequence
+        now and then, which librdkafka makes fatal); the member exits so that it is restarted."""
+        with open(self.work / f"{name}.log", "rb") as log:
+            log.seek(0, os.SEEK_END)
+            log.seek(max(0, log.tell() - 8192))
+            tail = log.read().decode("utf-8", "replace")
+        errors = [line for line in tail.splitlines() if line.startswith("Error: stage")]
+        return errors[-1] if errors and "(Broker: " in errors[-1] else None
+
     def restart_exited(self):
-        """Restarts a member that exited without being killed: a crash, counted as a problem."""
+        """Restarts a member that exited without being killed: a crash, counted as a problem,
+        unless the broker's fatal error made it exit (counted apart)."""
         for name, (stage, proc, _) in sorted(self.members.items()):
             if proc.poll() is not None:
-                self.crashes.append(f"{name} exited with {proc.returncode}")
-                self.log(f"{name} exited on its own with {proc.returncode}; restarted")
+                error = self.broker_error(name)
+                if error:
+                    self.broker_exits.append(f"{name}: {error}")
+                    self.log(f"{name} exited on the broker's fatal error; restarted: {error}")
+                else:
+                    self.crashes.append(f"{name} exited with {proc.returncode}")
+                    self.log(f"{name} exited on its own with {proc.returncode}; restarted")
                 self.members[name] = (stage, proc, True)
                 self.start_member(name, stage)
 
@@ -409,7 +430,8 @@ path = "{url_list}"
                   "broker_lost_records": self.broker_lost,
                   "missing_with_the_brokers_lost_records": lost_with_broker,
                   "output_samples": len(keys), "trained": len(trained), "problems": problems,
-                  "memory": memory, "crashes": self.crashes, "events": self.events}
+                  "memory": memory, "crashes": self.crashes,
+                  "exits_on_broker_errors": self.broker_exits, "events": self.events}
         print(json.dumps(report, indent=1))
         if self.args.report:
             Path(self.args.report).write_text(json.dumps(report))
