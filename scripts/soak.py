@@ -273,11 +273,21 @@ path = "{url_list}"
         self.members[name] = (stage, proc, killed)
 
     def seed(self, start, stop):
+        """Seeds URLs `start`..`stop`; again when the broker's fatal error stopped the seeding
+        (what was already sent comes twice, and the writer drops the second copy by its id)."""
         url_list = self.work / f"seed-{start}.csv"
         url_list.write_text("\n".join([self.lines[0]] + self.lines[1 + start:1 + stop]) + "\n")
-        subprocess.run([self.bin, "seed", "--pipeline", str(self.pipeline("seed", url_list))],
-                       cwd=self.work, check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+        for attempt in range(3):
+            run = subprocess.run(
+                [self.bin, "seed", "--pipeline", str(self.pipeline("seed", url_list))],
+                cwd=self.work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if run.returncode == 0:
+                return
+            errors = [line for line in run.stderr.splitlines() if line.startswith("Error:")]
+            if not (errors and "(Broker: " in errors[-1]) or attempt == 2:
+                raise RuntimeError(f"altflow seed failed: {run.stderr[-3000:]}")
+            self.broker_exits.append(f"seed: {errors[-1]}")
+            self.log(f"seeding stopped on the broker's fatal error; seeded again: {errors[-1]}")
 
     def chaos(self, rng):
         name = rng.choice(sorted(self.members))
