@@ -254,13 +254,11 @@ fn pattern_matches(pattern: &str, path: &str) -> bool {
     !anchored || rest.is_empty()
 }
 
-/// The product token of a User-Agent string: `altflow/0.1 (+url)` → `altflow`.
+/// The product token of a User-Agent string, lower case: `altflow/0.1 (+url)` → `altflow`. It is
+/// read as a robots.txt `User-agent:` line's name is (letters, `-`, `_`; RFC 9309 allows no more),
+/// so that `MyBot2/1.0` and `User-agent: MyBot2` both name `mybot`.
 pub fn product_token(user_agent: &str) -> String {
-    user_agent
-        .split(['/', ' '])
-        .next()
-        .unwrap_or("")
-        .to_ascii_lowercase()
+    agent_named(user_agent).to_ascii_lowercase()
 }
 
 /// What an origin's robots.txt said, or why it could not be read.
@@ -478,5 +476,11 @@ Allow: /no-altflow/but-this
         assert!(pattern_matches("*", "/anything"));
         assert!(!pattern_matches("/b", "/a/b"));
         assert_eq!(product_token("AltFlow/0.1 (+https://x)"), "altflow");
+        // A name with digits (not a product token by RFC 9309) still finds its group.
+        let robots = Robots::parse(
+            "User-agent: MyBot2\nDisallow: /x\n",
+            &product_token("MyBot2/1.0"),
+        );
+        assert!(!robots.allowed("/x/y"));
     }
 }
