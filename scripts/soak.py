@@ -6,8 +6,8 @@ members of each of filter, fetch, write and retry as `altflow stage` processes, 
 ranks (python/tests/reader_proc.py) following the `shards` topic. Every FEED seconds it seeds a new
 slice of the web's URLs; every CHAOS seconds it SIGKILLs a random member (restarted at once) or
 SIGSTOPs one past its session timeout (then SIGCONT). At CHANGE_AT seconds the pipeline's stages
-change: the writers stop, `qgen` goes in front of them, and two qgen members and the writers start
-(qgen's group takes `fetched` over where the writers' group stopped). At BROKER_RESTART_AT seconds
+change: `qgen` goes in front of the writers — writers of the new pipeline start, the old ones stop,
+then two qgen members start (qgen's group takes `pairs` over where the writers' group stopped). At BROKER_RESTART_AT seconds
 the broker is SIGKILLed and started again on its storage (tansu's S3 engine on a local moto S3
 server). After SECONDS it stops seeding, waits for the output to hold every image the web serves,
 stops the members and waits for the readers.
@@ -190,9 +190,15 @@ class Soak:
         self.log(f"SIGKILL the broker, restarted; watermarks that went back: {went_back or 'none'}")
 
     def change_stages(self):
-        """`qgen` in front of the writers: the writers stop (and drain), then qgen's members and
-        the writers start on the new pipeline."""
+        """`qgen` in front of the writers: writers of the new pipeline start, the old ones stop
+        (and drain; the group never empties, which tansu can strand), then qgen's members start."""
         writers = [n for n, (stage, _, _) in self.members.items() if stage == "write"]
+        self.stages = STAGES[:2] + ["qgen"] + STAGES[2:]
+        self.member_pipeline = self.pipeline("member-changed", self.work / "none.csv")
+        subprocess.run([self.bin, "topics", "create", "--pipeline", str(self.member_pipeline)],
+                       cwd=self.work, check=True, stdout=subprocess.DEVNULL)
+        for member in "cd":
+            self.start_member(f"write-{member}", "write")
         for name in writers:
             _, proc, _ = self.members[name]
             proc.send_signal(signal.SIGCONT)  # a writer paused by the chaos still drains
@@ -204,15 +210,10 @@ class Soak:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 self.crashes.append(f"{name} did not drain in 90 s for the change")
-        self.stages = STAGES[:2] + ["qgen"] + STAGES[2:]
-        self.member_pipeline = self.pipeline("member-changed", self.work / "none.csv")
-        subprocess.run([self.bin, "topics", "create", "--pipeline", str(self.member_pipeline)],
-                       cwd=self.work, check=True, stdout=subprocess.DEVNULL)
         for name in writers:
             self.members.pop(name)
-        for stage in ("qgen", "write"):
-            for member in "ab":
-                self.start_member(f"{stage}-{member}", stage)
+        for member in "ab":
+            self.start_member(f"qgen-{member}", "qgen")
         self.log(f"stages changed to {self.stages}")
 
     def start_web(self):

@@ -474,13 +474,22 @@ fn fault_a_stage_added_in_front_of_the_writer_mid_stream() {
     cluster.seed();
     cluster.wait_for_shards(15);
     // The pipeline changes: `qgen` goes between fetch and write, so the writer now reads qgen's
-    // output and qgen's new group reads `fetched`, which the writer's group had read up to some
-    // offset. Stopped first (it drains and commits), the writer hands `fetched` over there; read
-    // from its beginning instead, every sample written so far would be written again.
-    cluster.stop("write-a");
+    // output and qgen's new group reads `pairs`, which the writer's group had read up to some
+    // offset. Stopped before qgen starts (it drains and commits), the old writer hands `pairs`
+    // over there; read from its beginning instead, every sample written so far would be written
+    // again.
+    // The writer of the new pipeline joins first, so that the writers' group never empties
+    // (tansu can strand the next member of a group that every member left).
     cluster.stages = vec!["filter", "fetch", "qgen", "write"];
-    cluster.start("qgen", "qgen-a");
+    let admin = cluster.pipeline("admin-changed", 0);
+    common::stdout_of(
+        altflow()
+            .args(["topics", "create", "--pipeline"])
+            .arg(&admin),
+    );
     cluster.start("write", "write-b");
+    cluster.stop("write-a");
+    cluster.start("qgen", "qgen-a");
     cluster.wait_for_all("a stage added in front of the writer");
     assert!(
         cluster

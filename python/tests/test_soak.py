@@ -1,7 +1,7 @@
 """The soak's short version (scripts/soak.py; the 30-minute one is scripts/soak.sh): a Kafka
 pipeline with two members per stage, fed continuously from a long-tail web while members are
-SIGKILLed and SIGSTOPped, qgen is added in front of the writers and the broker is restarted, two
-ranks training from `shards`. Nothing lost, nothing twice."""
+SIGKILLed and SIGSTOPped and qgen is added in front of the writers, two ranks training from
+`shards`. Nothing lost, nothing twice."""
 import json
 import os
 import subprocess
@@ -14,20 +14,20 @@ def test_a_short_soak_loses_nothing_and_trains_each_sample_once(altflow_bin, tmp
     report = tmp_path / "report.json"
     run = subprocess.run(
         [sys.executable, str(ROOT / "scripts/soak.py"), "--seconds", "90", "--rate", "3",
-         "--chaos", "20", "--settle", "240", "--reader-idle", "45", "--report", str(report)],
+         "--chaos", "20", "--settle", "240", "--reader-idle", "45", "--report", str(report),
+         # The broker restart is the fault suite's (tests/faults.rs), which tells tansu's own
+         # losses apart; here it would make the short soak depend on them.
+         "--broker-restart-at", "0"],
         env={**os.environ, "ALTFLOW_BIN": altflow_bin}, capture_output=True, text=True,
         timeout=900)
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
     result = json.loads(report.read_text())
     assert not any(result["problems"].values()), result["problems"]
-    # The faults happened — members killed or paused, the stages changed, the broker restarted —
-    # and the web's failures were in the mix.
+    # The faults happened — members killed or paused, the stages changed — and the web's failures
+    # were in the mix.
     events = result["events"]
     assert any("SIGKILL" in e or "SIGSTOP" in e for e in events), events
     assert any("stages changed" in e for e in events), events
-    assert any("SIGKILL the broker" in e for e in events), events
     assert result["served"] < result["seeded"], "no 404 among the seeded URLs"
-    # Only what went with records the broker itself lost (tansu's S3 engine) may be missing.
-    delivered = result["served"] - result["missing_with_the_brokers_lost_records"]
-    assert result["trained"] == result["output_samples"] == delivered
+    assert result["trained"] == result["output_samples"] == result["served"]
     print(json.dumps({k: result[k] for k in ("seeded", "served", "trained", "memory")}))
