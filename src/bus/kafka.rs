@@ -214,13 +214,11 @@ impl KafkaBus {
         config.create().map_err(kafka("create offsets client"))
     }
 
-    /// The committed offset of `group` for each of `partitions` that has one.
+    /// The committed offset of `client`'s group for each of `partitions` that has one.
     fn committed(
-        &self,
-        group: &str,
+        client: &BaseConsumer,
         partitions: &[(String, i32)],
     ) -> Result<HashMap<(String, i32), i64>> {
-        let client = self.group_client(group)?;
         let mut wanted = TopicPartitionList::new();
         for (topic, partition) in partitions {
             wanted.add_partition(topic, *partition);
@@ -259,12 +257,12 @@ impl KafkaBus {
                 );
             }
         }
-        let own = self.committed(group, &partitions)?;
+        let own = Self::committed(&client, &partitions)?;
         // The furthest point any other group reached on each partition: in a pipeline a topic has
         // one reading stage at a time, so the furthest is where its last reader stopped.
         let mut furthest: HashMap<(String, i32), (i64, &str)> = HashMap::new();
         for other in from.iter().filter(|g| *g != group) {
-            for (key, offset) in self.committed(other, &partitions)? {
+            for (key, offset) in Self::committed(&self.group_client(other)?, &partitions)? {
                 let entry = furthest.entry(key).or_insert((offset, other));
                 if offset > entry.0 {
                     *entry = (offset, other);
@@ -299,7 +297,7 @@ impl KafkaBus {
             // A broker refuses a commit from outside a group that has members: another member
             // starting at the same moment handed over first and joined. Its offsets are the same
             // ones, which is all that matters.
-            let now = self.committed(group, &partitions)?;
+            let now = Self::committed(&client, &partitions)?;
             if moved
                 .iter()
                 .any(|m| now.get(&(m.topic.clone(), m.partition)) < Some(&m.offset))
