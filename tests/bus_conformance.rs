@@ -89,6 +89,26 @@ async fn collect(consumer: &mut dyn Consumer, want: usize, patience: Duration) -
     got
 }
 
+/// Stores and commits, per partition of `got`, half of what was read; returns each partition's end
+/// (one past its last offset read) and the offset committed.
+async fn commit_half(
+    consumer: &mut dyn Consumer,
+    topic: &str,
+    got: &[Message],
+) -> (BTreeMap<i32, i64>, BTreeMap<i32, i64>) {
+    let mut ends: BTreeMap<i32, i64> = BTreeMap::new();
+    for m in got {
+        let end = ends.entry(m.partition).or_insert(0);
+        *end = (*end).max(m.offset + 1);
+    }
+    let committed: BTreeMap<i32, i64> = ends.iter().map(|(p, end)| (*p, end / 2)).collect();
+    for (p, offset) in &committed {
+        consumer.store_offset(topic, *p, *offset).unwrap();
+    }
+    consumer.commit().await.unwrap();
+    (ends, committed)
+}
+
 async fn per_partition_order(backend: Backend) {
     let topic = topic(&backend, 4).await;
     let mut consumer = backend
@@ -249,16 +269,7 @@ async fn commit_and_resume(backend: Backend) {
     let got = collect(a.as_mut(), total, backend.patience).await;
     sending.await.unwrap().unwrap();
     assert_eq!(got.len(), total);
-    let mut ends: BTreeMap<i32, i64> = BTreeMap::new();
-    for m in &got {
-        let end = ends.entry(m.partition).or_insert(0);
-        *end = (*end).max(m.offset + 1);
-    }
-    let committed: BTreeMap<i32, i64> = ends.iter().map(|(p, end)| (*p, end / 2)).collect();
-    for (p, offset) in &committed {
-        a.store_offset(&topic, *p, *offset).unwrap();
-    }
-    a.commit().await.unwrap();
+    let (ends, committed) = commit_half(a.as_mut(), &topic, &got).await;
 
     // Member B joins while A is still a member (tansu can strand a group that every member left),
     // then A leaves: B must resume each partition exactly at A's committed offset.
@@ -501,16 +512,7 @@ async fn kafka_hand_over_starts_a_group_where_the_topics_last_reader_stopped() {
         .await
         .unwrap();
     let got = collect(reader.as_mut(), total, backend.patience).await;
-    let mut ends: BTreeMap<i32, i64> = BTreeMap::new();
-    for m in &got {
-        let end = ends.entry(m.partition).or_insert(0);
-        *end = (*end).max(m.offset + 1);
-    }
-    let committed: BTreeMap<i32, i64> = ends.iter().map(|(p, end)| (*p, end / 2)).collect();
-    for (p, offset) in &committed {
-        reader.store_offset(&topic, *p, *offset).unwrap();
-    }
-    reader.commit().await.unwrap();
+    let (ends, committed) = commit_half(reader.as_mut(), &topic, &got).await;
     reader.close().await.unwrap();
 
     let from = [old.clone(), absent];

@@ -128,13 +128,18 @@ impl Cluster {
             workload,
             stages: vec!["filter", "fetch", "write"],
         };
-        let admin = cluster.pipeline("admin", 0);
+        cluster.create_topics();
+        cluster
+    }
+
+    /// Creates the topics of the pipeline as `stages` says now.
+    fn create_topics(&self) {
+        let admin = self.pipeline("admin", 0);
         common::stdout_of(
             altflow()
                 .args(["topics", "create", "--pipeline"])
                 .arg(&admin),
         );
-        cluster
     }
 
     fn out(&self) -> PathBuf {
@@ -481,12 +486,7 @@ fn fault_a_stage_added_in_front_of_the_writer_mid_stream() {
     // The writer of the new pipeline joins first, so that the writers' group never empties
     // (tansu can strand the next member of a group that every member left).
     cluster.stages = vec!["filter", "fetch", "qgen", "write"];
-    let admin = cluster.pipeline("admin-changed", 0);
-    common::stdout_of(
-        altflow()
-            .args(["topics", "create", "--pipeline"])
-            .arg(&admin),
-    );
+    cluster.create_topics();
     cluster.start("write", "write-b");
     cluster.stop("write-a");
     cluster.start("qgen", "qgen-a");

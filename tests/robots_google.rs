@@ -41,25 +41,30 @@ fn path_of(url: &str) -> String {
     }
 }
 
+/// The suite's (input, expected) pairs under `key`, the input in field `input`.
+fn pairs(key: &str, input: &str) -> Vec<(String, String)> {
+    suite()[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|pair| {
+            let field = |name: &str| pair[name].as_str().unwrap().to_string();
+            (field(input), field("expected"))
+        })
+        .collect()
+}
+
 #[test]
 fn the_path_is_taken_from_a_url_as_googles_matcher_takes_it() {
-    for pair in suite()["path_params_query"].as_array().unwrap() {
-        let (url, expected) = (
-            pair["url"].as_str().unwrap(),
-            pair["expected"].as_str().unwrap(),
-        );
-        assert_eq!(path_of(url), expected, "path of {url:?}");
+    for (url, expected) in pairs("path_params_query", "url") {
+        assert_eq!(path_of(&url), expected, "path of {url:?}");
     }
 }
 
 #[test]
 fn rules_are_percent_encoded_as_googles_parser_encodes_them() {
-    for pair in suite()["escape_pattern"].as_array().unwrap() {
-        let (input, expected) = (
-            pair["input"].as_str().unwrap(),
-            pair["expected"].as_str().unwrap(),
-        );
-        assert_eq!(escape_pattern(input), expected, "escape of {input:?}");
+    for (input, expected) in pairs("escape_pattern", "input") {
+        assert_eq!(escape_pattern(&input), expected, "escape of {input:?}");
     }
 }
 

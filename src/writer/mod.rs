@@ -968,6 +968,16 @@ mod tests {
             .collect()
     }
 
+    /// The emitter of a writer under test.
+    fn emitter() -> Emitter {
+        Emitter::new(
+            "write",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        )
+    }
+
     fn writer(store: &Store, max_records: usize) -> WriterStage {
         let config = WriteConfig {
             output: "memory://".into(),
@@ -1017,12 +1027,7 @@ mod tests {
         for _ in 0..2 {
             let store = Store::open("memory://", std::iter::empty()).unwrap();
             let mut stage = writer(&store, 2);
-            let mut out = Emitter::new(
-                "write",
-                Arc::from("rejects"),
-                Arc::from("retry"),
-                Arc::from("dead"),
-            );
+            let mut out = emitter();
             stage.process(inputs(1, &input), &mut out).await.unwrap();
             // Two full shards written; the fifth sample is held, and so is its offset.
             assert_eq!(stage.held_from("pairs", 1), Some(14));
@@ -1051,12 +1056,7 @@ mod tests {
     async fn a_sample_whose_encoding_panics_is_dead_lettered_and_its_shard_goes_on() {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
         let mut stage = writer(&store, 3);
-        let mut out = Emitter::new(
-            "write",
-            Arc::from("rejects"),
-            Arc::from("retry"),
-            Arc::from("dead"),
-        );
+        let mut out = emitter();
         let mut poison = sample(2);
         poison.candidate.as_mut().unwrap().alt = POISON.into();
         let batch = [
@@ -1107,12 +1107,7 @@ mod tests {
     async fn duplicates_are_dropped_within_and_across_restarts() {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
         let mut stage = writer(&store, 2);
-        let mut out = Emitter::new(
-            "write",
-            Arc::from("rejects"),
-            Arc::from("retry"),
-            Arc::from("dead"),
-        );
+        let mut out = emitter();
         let batch = [(0, sample(1)), (1, sample(1)), (2, sample(2))];
         stage.process(inputs(0, &batch), &mut out).await.unwrap();
         let rejected: Vec<Reject> = out
@@ -1154,12 +1149,7 @@ mod tests {
     #[tokio::test]
     async fn shards_landed_past_the_committed_offset_are_kept_and_their_records_skipped() {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
-        let mut out = Emitter::new(
-            "write",
-            Arc::from("rejects"),
-            Arc::from("retry"),
-            Arc::from("dead"),
-        );
+        let mut out = emitter();
         let mut before = writer(&store, 1);
         let batch: Vec<(i64, Sample)> = (0..3).map(|n| (n as i64, sample(n))).collect();
         before.process(inputs(0, &batch), &mut out).await.unwrap();
@@ -1211,12 +1201,7 @@ mod tests {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
         let batch: Vec<(i64, Sample)> = (0..6).map(|n| (n as i64, sample(n))).collect();
         let mut announcements = Vec::new();
-        let mut out = Emitter::new(
-            "write",
-            Arc::from("rejects"),
-            Arc::from("retry"),
-            Arc::from("dead"),
-        );
+        let mut out = emitter();
 
         // Generation 1 lands o0 (records 0, 1), holds 2 in an open shard, and dies before its
         // offsets are committed: a trainer may have read o0 already, or, if it died before
@@ -1264,12 +1249,7 @@ mod tests {
     async fn a_shard_whose_index_never_landed_is_written_again() {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
         let batch: Vec<(i64, Sample)> = (0..4).map(|n| (n as i64, sample(n))).collect();
-        let mut out = Emitter::new(
-            "write",
-            Arc::from("rejects"),
-            Arc::from("retry"),
-            Arc::from("dead"),
-        );
+        let mut out = emitter();
         let mut first = writer(&store, 2).fenced();
         first.process(inputs(0, &batch), &mut out).await.unwrap();
         // It died between the tar and the index of its second shard.
@@ -1324,18 +1304,8 @@ mod tests {
     async fn a_writer_that_lost_its_partition_takes_its_shard_back() {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
         let batch: Vec<(i64, Sample)> = (0..4).map(|n| (n as i64, sample(n))).collect();
-        let mut zombie_out = Emitter::new(
-            "write",
-            Arc::from("rejects"),
-            Arc::from("retry"),
-            Arc::from("dead"),
-        );
-        let mut owner_out = Emitter::new(
-            "write",
-            Arc::from("rejects"),
-            Arc::from("retry"),
-            Arc::from("dead"),
-        );
+        let mut zombie_out = emitter();
+        let mut owner_out = emitter();
 
         // The zombie holds records 0..3 of partition 0 in an open shard when the rebalance comes
         // (it never hears of it: paused, or cut off from the broker).
@@ -1375,12 +1345,7 @@ mod tests {
     #[tokio::test]
     async fn adoption_deletes_a_shard_a_fenced_off_writer_left_behind() {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
-        let mut out = Emitter::new(
-            "write",
-            Arc::from("rejects"),
-            Arc::from("retry"),
-            Arc::from("dead"),
-        );
+        let mut out = emitter();
         // Generation 1 owned partition 0; generation 2 took over at offset 0 and wrote 0..4, which
         // were committed.
         let mut first = fenced_writer(&store);
@@ -1427,12 +1392,7 @@ mod tests {
         let fence = Fence::new(store.clone(), None);
         // B owns partition 0 now and has adopted it (generation 1).
         let mut owner = fenced_writer(&store);
-        let mut owner_out = Emitter::new(
-            "write",
-            Arc::from("rejects"),
-            Arc::from("retry"),
-            Arc::from("dead"),
-        );
+        let mut owner_out = emitter();
         owner
             .process(inputs(0, &batch), &mut owner_out)
             .await
@@ -1440,12 +1400,7 @@ mod tests {
         // A polled a batch of partition 0 before the rebalance that took it away, and processes it
         // after: its consumer no longer owns the partition.
         let mut stale = fenced_writer(&store).owned_by(Ownership::new(|_, _| false));
-        let mut stale_out = Emitter::new(
-            "write",
-            Arc::from("rejects"),
-            Arc::from("retry"),
-            Arc::from("dead"),
-        );
+        let mut stale_out = emitter();
         stale
             .process(inputs(0, &batch), &mut stale_out)
             .await
@@ -1514,12 +1469,7 @@ mod tests {
     #[tokio::test]
     async fn a_writer_of_another_input_leaves_the_old_inputs_shards_alone() {
         for (_dir, store) in memory_and_local_stores() {
-            let mut out = Emitter::new(
-                "write",
-                Arc::from("rejects"),
-                Arc::from("retry"),
-                Arc::from("dead"),
-            );
+            let mut out = emitter();
             let batch: Vec<(i64, Sample)> = (0..6).map(|n| (n as i64, sample(n))).collect();
             let mut old = writer(&store, 2)
                 .for_input("altflow-write", "accepted")
@@ -1608,12 +1558,7 @@ mod tests {
         let store = Store::open("memory://", std::iter::empty()).unwrap();
         let mut stage = writer(&store, 100);
         stage.config.max_age = std::time::Duration::from_millis(50);
-        let mut out = Emitter::new(
-            "write",
-            Arc::from("rejects"),
-            Arc::from("retry"),
-            Arc::from("dead"),
-        );
+        let mut out = emitter();
         stage
             .process(inputs(0, &[(0, sample(0))]), &mut out)
             .await
