@@ -199,6 +199,10 @@ class Soak:
                        cwd=self.work, check=True, stdout=subprocess.DEVNULL)
         for member in "cd":
             self.start_member(f"write-{member}", "write")
+        for member in "cd":
+            # Only once the new writers are in the group may the old ones leave it.
+            if not self.wait_for_log(f"write-{member}", "joined the consumer group", 60):
+                self.crashes.append(f"write-{member} did not join its group in 60 s")
         for name in writers:
             _, proc, _ = self.members[name]
             proc.send_signal(signal.SIGCONT)  # a writer paused by the chaos still drains
@@ -273,6 +277,15 @@ path = "{url_list}"
                                 cwd=self.work, stdout=log, stderr=subprocess.STDOUT)
         killed = name in self.members and self.members[name][2]
         self.members[name] = (stage, proc, killed)
+
+    def wait_for_log(self, name, text, seconds):
+        """Whether member `name`'s log says `text` within `seconds`."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if text in (self.work / f"{name}.log").read_text(errors="replace"):
+                return True
+            time.sleep(0.2)
+        return False
 
     def seed(self, start, stop):
         """Seeds URLs `start`..`stop`; again when the broker's fatal error stopped the seeding
@@ -455,7 +468,23 @@ path = "{url_list}"
         print(json.dumps(report, indent=1))
         if self.args.report:
             Path(self.args.report).write_text(json.dumps(report))
-        return 0 if not any(problems.values()) else 1
+        if any(problems.values()):
+            self.print_log_excerpts()
+            return 1
+        return 0
+
+    def print_log_excerpts(self, per_member=12):
+        """For a failed run, each member's warnings, errors and group changes (the last ones),
+        on stderr: a CI run keeps no work directory."""
+        wanted = (" WARN ", " ERROR ", "joined the consumer group", "partitions assigned",
+                  "partitions revoked", "took the partition", "panicked")
+        for log in sorted(self.work.glob("*-[a-z].log")):
+            lines = [line.rstrip() for line in log.read_text(errors="replace").splitlines()
+                     if any(w in line for w in wanted)]
+            print(f"--- {log.stem}: {len(lines)} such lines, the last {per_member}",
+                  file=sys.stderr)
+            for line in lines[-per_member:]:
+                print(line[:300], file=sys.stderr)
 
 
 def main():

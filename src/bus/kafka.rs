@@ -378,6 +378,14 @@ struct GroupState {
 }
 
 impl GroupState {
+    /// Notes that this member is in the group, and says so in the log the first time (the line
+    /// an operator, or a script, waits for before stopping the member it replaces).
+    fn mark_joined(&self) {
+        if !self.joined.swap(true, Ordering::Relaxed) {
+            tracing::info!("joined the consumer group");
+        }
+    }
+
     fn epoch(&self, topic: &str, partition: i32) -> u64 {
         let epochs = lock(&self.epochs);
         epochs
@@ -385,6 +393,19 @@ impl GroupState {
             .copied()
             .unwrap_or(0)
     }
+}
+
+/// `topic[partition]` for each element, comma-separated.
+fn listed(partitions: &TopicPartitionList) -> String {
+    let names: Vec<String> = partitions
+        .elements()
+        .iter()
+        .map(|e| format!("{}[{}]", e.topic(), e.partition()))
+        .collect();
+    if names.is_empty() {
+        return "none".to_string();
+    }
+    names.join(",")
 }
 
 struct ConsumerCtx(Arc<GroupState>);
@@ -398,7 +419,7 @@ impl ClientContext for ConsumerCtx {
             .as_ref()
             .is_some_and(|g| g.state == "up" && g.join_state == "steady")
         {
-            self.0.joined.store(true, Ordering::Relaxed);
+            self.0.mark_joined();
         }
         let mut lag = lock(&self.0.lag);
         for (topic, t) in statistics.topics {
@@ -420,6 +441,7 @@ impl ConsumerContext for ConsumerCtx {
             if let Err(error) = commit_sync(consumer) {
                 tracing::warn!(%error, "commit on revoke failed");
             }
+            tracing::info!(partitions = %listed(partitions), "partitions revoked");
             let mut assigned = lock(&self.0.assigned);
             let mut revoked = lock(&self.0.revoked);
             let mut epochs = lock(&self.0.epochs);
@@ -434,7 +456,9 @@ impl ConsumerContext for ConsumerCtx {
 
     fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         if let Rebalance::Assign(partitions) = rebalance {
-            self.0.joined.store(true, Ordering::Relaxed);
+            // Which member reads what, for an operator following a rebalance in the logs.
+            tracing::info!(partitions = %listed(partitions), "partitions assigned");
+            self.0.mark_joined();
             let mut assigned = lock(&self.0.assigned);
             for element in partitions.elements() {
                 assigned.insert((element.topic().to_string(), element.partition()));
