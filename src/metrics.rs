@@ -27,6 +27,7 @@ struct Metrics {
     http_in_flight: IntGaugeVec,
     http_queued: IntGaugeVec,
     http_hosts_queued: IntGaugeVec,
+    crawl_delay_capped: IntCounterVec,
     shards: IntCounter,
     shard_bytes: IntCounter,
     qa: IntCounterVec,
@@ -129,6 +130,12 @@ fn metrics() -> &'static Metrics {
             "http_hosts_queued",
             "Hosts with at least one request of a stage member waiting for them.",
         );
+        let crawl_delay_capped = counter(
+            "crawl_delay_capped_total",
+            "Hosts whose robots.txt asked for a Crawl-delay longer than http.max_crawl_delay, paced \
+             at the cap instead (counted when a member starts pacing a host so).",
+            &["stage"],
+        );
         let plain = |name: &str, help: &str| {
             let c = IntCounter::new(name, help).expect("valid metric");
             register(Box::new(c.clone()));
@@ -196,6 +203,7 @@ fn metrics() -> &'static Metrics {
             http_in_flight,
             http_queued,
             http_hosts_queued,
+            crawl_delay_capped,
             shards,
             shard_bytes,
             qa,
@@ -341,6 +349,7 @@ pub struct WebMetrics {
     in_flight: IntGauge,
     queued: IntGauge,
     hosts_queued: IntGauge,
+    crawl_delay_capped: IntCounter,
 }
 
 impl WebMetrics {
@@ -351,6 +360,7 @@ impl WebMetrics {
             in_flight: m.http_in_flight.with_label_values(&[stage]),
             queued: m.http_queued.with_label_values(&[stage]),
             hosts_queued: m.http_hosts_queued.with_label_values(&[stage]),
+            crawl_delay_capped: m.crawl_delay_capped.with_label_values(&[stage]),
         }
     }
 
@@ -367,6 +377,16 @@ impl WebMetrics {
     /// Hosts with waiting requests changed by `delta`.
     pub fn hosts_queued(&self, delta: i64) {
         self.hosts_queued.add(delta);
+    }
+
+    /// A host is now paced at `http.max_crawl_delay`, its robots.txt having asked for more.
+    pub fn crawl_delay_capped(&self) {
+        self.crawl_delay_capped.inc();
+    }
+
+    /// Hosts counted by [`WebMetrics::crawl_delay_capped`] so far.
+    pub fn crawl_delays_capped(&self) -> u64 {
+        self.crawl_delay_capped.get()
     }
 }
 

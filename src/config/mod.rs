@@ -361,6 +361,10 @@ pub struct HttpConfig {
     /// Longest wait before such a retry; a server asking for more gets the request failed.
     #[serde(default = "default_max_retry_wait", with = "humantime_serde")]
     pub max_retry_wait: Duration,
+    /// Longest robots.txt `Crawl-delay` honoured: a host asking for more is paced at this (and
+    /// counted in `altflow_crawl_delay_capped_total`); `0s` ignores `Crawl-delay`.
+    #[serde(default = "default_max_crawl_delay", with = "humantime_serde")]
+    pub max_crawl_delay: Duration,
     /// Obey robots.txt for pages and images (RFC 9309) and `noai`/`noimageai` opt-outs.
     #[serde(default = "default_true")]
     pub respect_robots: bool,
@@ -384,6 +388,7 @@ impl Default for HttpConfig {
             min_host_delay: default_min_host_delay(),
             max_retries: default_max_retries(),
             max_retry_wait: default_max_retry_wait(),
+            max_crawl_delay: default_max_crawl_delay(),
             respect_robots: true,
             robots_ttl: default_robots_ttl(),
             robots_capacity: default_robots_capacity(),
@@ -408,6 +413,9 @@ fn default_per_host_concurrency() -> usize {
 }
 fn default_min_host_delay() -> Duration {
     Duration::from_millis(500)
+}
+fn default_max_crawl_delay() -> Duration {
+    Duration::from_secs(10)
 }
 fn default_max_retries() -> u32 {
     2

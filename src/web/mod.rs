@@ -2,7 +2,7 @@
 //! of a good web citizen apply to both: the guarded HTTP client (SSRF guard, limits), robots.txt,
 //! `X-Robots-Tag: noai`/`noimageai` opt-outs, and per-host politeness: at most
 //! `http.per_host_concurrency` requests in flight to a host, `http.min_host_delay` between their
-//! starts, and a host that answers 429/503 is left alone for its `Retry-After` (or an exponential
+//! starts (or the host's robots.txt `Crawl-delay`, up to `http.max_crawl_delay`), and a host that answers 429/503 is left alone for its `Retry-After` (or an exponential
 //! backoff), after which the request is retried up to `http.max_retries` times.
 
 pub mod html;
@@ -17,6 +17,7 @@ use std::time::Duration;
 use url::Url;
 
 use crate::config::HttpConfig;
+use crate::metrics::WebMetrics;
 use crate::reason::Reason;
 use crate::web::http::{FetchError, Fetched, HttpClient, HttpError, forbids_ai};
 use crate::web::robots::{RobotsCache, product_token};
@@ -30,6 +31,16 @@ pub struct Web {
     polite: Politeness,
     max_retries: u32,
     max_retry_wait: Duration,
+    max_crawl_delay: Duration,
+    metrics: WebMetrics,
+}
+
+/// The host of `url` (empty if it has none), which politeness is kept by.
+fn host_of(url: &str) -> String {
+    Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 impl Web {
@@ -56,15 +67,26 @@ impl Web {
             ),
             max_retries: config.max_retries,
             max_retry_wait: config.max_retry_wait,
+            max_crawl_delay: config.max_crawl_delay,
+            metrics: WebMetrics::new(stage),
         })
+    }
+
+    /// Paces `url`'s host by the `Crawl-delay` its robots.txt asked for, capped at
+    /// `http.max_crawl_delay` (a host asking for more is counted), or by the minimum delay alone.
+    fn pace(&self, url: &str, crawl_delay: Option<Duration>) {
+        let asked = crawl_delay.unwrap_or_default();
+        let delay = asked.min(self.max_crawl_delay);
+        let host = host_of(url);
+        if self.polite.pace(&host, delay) && asked > delay {
+            self.metrics.crawl_delay_capped();
+            tracing::info!(%host, ?asked, paced = ?delay, "Crawl-delay above http.max_crawl_delay: paced at the cap");
+        }
     }
 
     /// One polite request with retries on 429/503.
     async fn polite_get(&self, url: &str, max_bytes: usize) -> Result<Fetched, FetchError> {
-        let host = Url::parse(url)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_string))
-            .unwrap_or_default();
+        let host = host_of(url);
         let mut attempt = 0;
         loop {
             let result = {
@@ -97,7 +119,8 @@ impl Web {
     /// one's body is dropped unused.
     pub async fn get(&self, url: &str, max_bytes: usize) -> Result<Fetched, FetchError> {
         if let Some(robots) = &self.robots {
-            robots.check(url).await?;
+            let crawl_delay = robots.check(url).await?;
+            self.pace(url, crawl_delay);
         }
         let fetched = self.polite_get(url, max_bytes).await?;
         if let Some(robots) = &self.robots
@@ -141,9 +164,12 @@ mod tests {
     use super::*;
     use crate::sync::lock;
 
-    /// A server on 127.0.0.1 that records when each request arrived and answers `/throttled/N`
-    /// with 429 and `Retry-After: N` on the first hit, 200 afterwards; everything else with 200.
-    async fn server() -> (String, Arc<Mutex<Vec<Instant>>>, Arc<AtomicUsize>) {
+    /// A server on 127.0.0.1 that records when each request but robots.txt's arrived and answers
+    /// `/throttled/N` with 429 and `Retry-After: N` on the first hit, 200 afterwards;
+    /// `/robots.txt` with `robots`; everything else with 200.
+    async fn server_with(
+        robots: &'static str,
+    ) -> (String, Arc<Mutex<Vec<Instant>>>, Arc<AtomicUsize>) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let arrivals: Arc<Mutex<Vec<Instant>>> = Arc::default();
@@ -152,13 +178,22 @@ mod tests {
         tokio::spawn(async move {
             loop {
                 let (mut stream, _) = listener.accept().await.unwrap();
-                lock(&times).push(Instant::now());
-                let hits = hits.clone();
+                let arrived = Instant::now();
+                let (hits, times) = (hits.clone(), times.clone());
                 tokio::spawn(async move {
                     let mut buf = vec![0u8; 2048];
                     let n = stream.read(&mut buf).await.unwrap_or(0);
                     let request = String::from_utf8_lossy(&buf[..n]).into_owned();
                     let path = request.split_whitespace().nth(1).unwrap_or("/").to_string();
+                    if path == "/robots.txt" {
+                        let response = format!(
+                            "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{robots}",
+                            robots.len()
+                        );
+                        let _ = stream.write_all(response.as_bytes()).await;
+                        return;
+                    }
+                    lock(&times).push(arrived);
                     let response = match path.strip_prefix("/throttled/") {
                         Some(seconds) if hits.fetch_add(1, Ordering::SeqCst) == 0 => format!(
                             "HTTP/1.1 429 Too Many Requests\r\nretry-after: {seconds}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
@@ -171,6 +206,22 @@ mod tests {
             }
         });
         (base, arrivals, throttled)
+    }
+
+    async fn server() -> (String, Arc<Mutex<Vec<Instant>>>, Arc<AtomicUsize>) {
+        server_with("").await
+    }
+
+    /// The gaps between the arrivals of `web`'s requests for three pages of `base`, asked at once.
+    async fn gaps(web: &Web, base: &str, arrivals: &Mutex<Vec<Instant>>) -> Vec<Duration> {
+        let urls: Vec<String> = (0..3).map(|i| format!("{base}/page/{i}")).collect();
+        for result in futures::future::join_all(urls.iter().map(|u| web.get(u, 1024))).await {
+            assert_eq!(result.unwrap().body, b"ok");
+        }
+        let mut times = lock(arrivals).clone();
+        times.sort();
+        assert_eq!(times.len(), 3);
+        times.windows(2).map(|p| p[1] - p[0]).collect()
     }
 
     fn web(min_delay: Duration, max_retry_wait: Duration) -> Web {
@@ -207,6 +258,44 @@ mod tests {
                 "{:?}",
                 pair[1] - pair[0]
             );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_robots_txt_crawl_delay_spaces_the_host_s_requests_up_to_the_cap() {
+        let config = |max_crawl_delay| HttpConfig {
+            allow_networks: vec!["127.0.0.0/8".parse().unwrap()],
+            per_host_concurrency: 4,
+            min_host_delay: Duration::from_millis(50),
+            max_crawl_delay,
+            ..HttpConfig::default()
+        };
+        // Asked for 0.6 s, under the cap: the server sees the host's requests 0.6 s apart.
+        let (base, arrivals, _) =
+            server_with("User-agent: *\nCrawl-delay: 0.6\nDisallow: /private\n").await;
+        let web = Web::new(&config(Duration::from_secs(10)), "test").unwrap();
+        for gap in gaps(&web, &base, &arrivals).await {
+            assert!(
+                (Duration::from_millis(550)..Duration::from_millis(1500)).contains(&gap),
+                "{gap:?}"
+            );
+        }
+        // Asked for an hour, capped at 0.3 s: paced at the cap, and counted once.
+        let (base, arrivals, _) = server_with("User-agent: altflow\nCrawl-delay: 3600\n").await;
+        let web = Web::new(&config(Duration::from_millis(300)), "test").unwrap();
+        let capped = web.metrics.crawl_delays_capped();
+        for gap in gaps(&web, &base, &arrivals).await {
+            assert!(
+                (Duration::from_millis(250)..Duration::from_millis(1200)).contains(&gap),
+                "{gap:?}"
+            );
+        }
+        assert_eq!(web.metrics.crawl_delays_capped(), capped + 1);
+        // `0s` ignores it: the member's own minimum delay spaces them.
+        let (base, arrivals, _) = server_with("User-agent: *\nCrawl-delay: 5\n").await;
+        let web = Web::new(&config(Duration::ZERO), "test").unwrap();
+        for gap in gaps(&web, &base, &arrivals).await {
+            assert!(gap < Duration::from_millis(1000), "{gap:?}");
         }
     }
 

@@ -1,8 +1,8 @@
 //! Per-host politeness and a member's request limit, as queues rather than polling.
 //!
 //! Every host has its own queue: a fair (FIFO) semaphore of `http.per_host_concurrency` slots, and a
-//! pacer that spaces the starts of its requests by `http.min_host_delay` and holds them back while a
-//! server's `Retry-After` runs. A request waits in its host's queue first, and takes one of the
+//! pacer that spaces the starts of its requests by `http.min_host_delay` (or the host's robots.txt
+//! `Crawl-delay`, when longer) and holds them back while a server's `Retry-After` runs. A request waits in its host's queue first, and takes one of the
 //! member's `http.concurrency` connections only when its host would let it start. So a slow or
 //! throttled host's waiting requests hold no connection, and a request to any other host starts as
 //! soon as a connection is free: the model of StormCrawler's FetcherBolt and Nutch's fetcher, whose
@@ -33,6 +33,9 @@ struct HostQueue {
     pacer: tokio::sync::Mutex<()>,
     /// No request to the host may start before this (minimum delay, or a server's `Retry-After`).
     not_before: Mutex<Instant>,
+    /// Least time between the starts of two requests: the member's minimum delay, or the host's
+    /// own `Crawl-delay` when that is longer.
+    delay: Mutex<Duration>,
     /// Requests waiting for this host (for the queued-hosts gauge).
     waiting: AtomicUsize,
 }
@@ -117,6 +120,7 @@ impl Politeness {
                     slots: Arc::new(Semaphore::new(self.per_host)),
                     pacer: tokio::sync::Mutex::new(()),
                     not_before: Mutex::new(Instant::now()),
+                    delay: Mutex::new(self.min_delay),
                     waiting: AtomicUsize::new(0),
                 })
             })
@@ -150,7 +154,7 @@ impl Politeness {
             let mut not_before = lock(&queue.not_before);
             let now = Instant::now();
             if *not_before <= now {
-                *not_before = now + self.min_delay;
+                *not_before = now + *lock(&queue.delay);
                 break request;
             }
         };
@@ -161,6 +165,17 @@ impl Politeness {
             _request: request,
             metrics: self.metrics.clone(),
         }
+    }
+
+    /// Spaces the starts of requests to `host` by `delay` (its robots.txt's `Crawl-delay`), or by
+    /// the member's minimum delay if that is longer. Returns whether the host's spacing changed.
+    pub fn pace(&self, host: &str, delay: Duration) -> bool {
+        let queue = self.queue(host);
+        let delay = delay.max(self.min_delay);
+        let mut spacing = lock(&queue.delay);
+        let changed = *spacing != delay;
+        *spacing = delay;
+        changed
     }
 
     /// Keeps every request away from `host` for `pause` from now (a server's `Retry-After`).

@@ -40,7 +40,11 @@ enum Key {
     UserAgent,
     Allow,
     Disallow,
-    /// `Sitemap:`, `Crawl-delay:` and anything else: they never end a group (RFC 9309 §2.2.4).
+    /// `Crawl-delay:` (not in RFC 9309; Bing's and Yandex's meaning: seconds between requests).
+    CrawlDelay,
+    /// `Sitemap:`, which belongs to no group.
+    Sitemap,
+    /// Anything else.
     Other,
 }
 
@@ -61,10 +65,24 @@ impl Key {
             "disallaw",
         ]) {
             Key::Disallow
+        } else if starts(&["crawl-delay", "crawldelay", "crawl delay"]) {
+            Key::CrawlDelay
+        } else if starts(&["sitemap", "site-map"]) {
+            Key::Sitemap
         } else {
             Key::Other
         }
     }
+}
+
+/// `Sitemap:` lines kept from one robots.txt; further ones are ignored.
+pub const MAX_ROBOTS_SITEMAPS: usize = 64;
+
+/// A `Crawl-delay:` value in seconds (`10`, `0.5`); `None` for anything else. Read up to a day:
+/// any longer is the same as a day to a crawler capping it (`http.max_crawl_delay`).
+fn crawl_delay(value: &str) -> Option<Duration> {
+    let seconds: f64 = value.parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds.min(86_400.0)))
 }
 
 /// The key and value of a line with its comment removed: `key: value`, or — for the colon
@@ -127,6 +145,10 @@ pub fn escape_pattern(pattern: &str) -> String {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Robots {
     rules: Vec<Rule>,
+    /// The `Crawl-delay:` of the group that applies (the longest, if it says more than one).
+    pub crawl_delay: Option<Duration>,
+    /// The file's `Sitemap:` URLs, as written (at most [`MAX_ROBOTS_SITEMAPS`]).
+    pub sitemaps: Vec<String>,
 }
 
 impl Robots {
@@ -142,7 +164,8 @@ impl Robots {
     /// after a rule starts the next group, and nothing else ends one (`Sitemap:` and unknown lines
     /// between two `User-agent:` lines keep them in one group). Rules before any `User-agent:`
     /// belong to no group. The rules of every group that names `agent` apply; if none names it,
-    /// those of every `*` group.
+    /// those of every `*` group; `Crawl-delay:` is read by the same groups, and `Sitemap:` lines
+    /// wherever they are (they belong to no group).
     pub fn parse(text: &str, agent: &str) -> Self {
         let agent = agent.to_ascii_lowercase();
         // The group being read: whether it names `*`, whether it names us, and whether a rule
@@ -150,6 +173,18 @@ impl Robots {
         let (mut global, mut specific, mut ruled) = (false, false, false);
         let mut named_anywhere = false;
         let (mut ours, mut everyone): (Vec<Rule>, Vec<Rule>) = (Vec::new(), Vec::new());
+        // The longest Crawl-delay of the group being read (its User-agent lines may go on after
+        // it), and of the groups read so far that name us or `*`.
+        let (mut group_delay, mut our_delay, mut everyones_delay) = (None, None, None);
+        let mut close_group = |delay: Option<Duration>, specific: bool, global: bool| {
+            if specific {
+                our_delay = our_delay.max(delay);
+            }
+            if global {
+                everyones_delay = everyones_delay.max(delay);
+            }
+        };
+        let mut sitemaps = Vec::new();
         // RFC 9309 allows CR, LF or CRLF line ends; a UTF-8 byte order mark may lead the file.
         let text = text.trim_start_matches('\u{feff}');
         for line in text.split(['\n', '\r']) {
@@ -161,7 +196,8 @@ impl Robots {
             match Key::of(key) {
                 Key::UserAgent => {
                     if ruled {
-                        (global, specific, ruled) = (false, false, false);
+                        close_group(group_delay, specific, global);
+                        (global, specific, ruled, group_delay) = (false, false, false, None);
                     }
                     // `*` alone, or followed by a space and anything, is the global group.
                     let star = value.starts_with('*')
@@ -174,10 +210,10 @@ impl Robots {
                     }
                 }
                 rule @ (Key::Allow | Key::Disallow) => {
+                    ruled = true;
                     if !(global || specific) {
                         continue;
                     }
-                    ruled = true;
                     // An empty rule matches nothing (it is how "allow everything" is written).
                     if value.is_empty() {
                         continue;
@@ -194,11 +230,28 @@ impl Robots {
                     }
                     rules.push((allow, pattern));
                 }
+                Key::CrawlDelay => {
+                    // Read like a rule, without ending the group's `User-agent:` lines (it is
+                    // an unknown line to RFC 9309).
+                    group_delay = group_delay.max(crawl_delay(value));
+                }
+                Key::Sitemap => {
+                    if sitemaps.len() < MAX_ROBOTS_SITEMAPS && !value.is_empty() {
+                        sitemaps.push(value.to_string());
+                    }
+                }
                 Key::Other => {}
             }
         }
+        close_group(group_delay, specific, global);
         Self {
             rules: if named_anywhere { ours } else { everyone },
+            crawl_delay: if named_anywhere {
+                our_delay
+            } else {
+                everyones_delay
+            },
+            sitemaps,
         }
     }
 
@@ -300,7 +353,8 @@ impl RobotsCache {
 
     /// Whether `url` may be fetched: an error with reason `robots` when robots.txt forbids it, or
     /// with the cause's reason when robots.txt could not be read (everything is then disallowed).
-    pub async fn check(&self, url: &str) -> Result<(), FetchError> {
+    /// Allowed, it gives the origin's `Crawl-delay`, if its robots.txt has one for us.
+    pub async fn check(&self, url: &str) -> Result<Option<Duration>, FetchError> {
         let Ok(parsed) = Url::parse(url) else {
             return Err(FetchError::new(
                 Reason::BadUrl,
@@ -316,7 +370,7 @@ impl RobotsCache {
                     path.push_str(query);
                 }
                 if robots.allowed(&path) {
-                    Ok(())
+                    Ok(robots.crawl_delay)
                 } else {
                     Err(FetchError::new(Reason::Robots, "disallowed by robots.txt"))
                 }
@@ -327,6 +381,15 @@ impl RobotsCache {
                 status: cause.status,
                 retry_after: cause.retry_after,
             }),
+        }
+    }
+
+    /// The `Sitemap:` URLs of `origin`'s robots.txt (`https://host:port`); none when it has no
+    /// robots.txt or it could not be read.
+    pub async fn sitemaps(&self, origin: &str) -> Vec<String> {
+        match &*self.verdict(origin).await {
+            Verdict::Rules(robots) => robots.sitemaps.clone(),
+            Verdict::Unreachable(_) => Vec::new(),
         }
     }
 
@@ -466,6 +529,48 @@ Allow: /no-altflow/but-this
         assert!(!robots.allowed("/b"));
         let robots = Robots::parse("User-agent: AltFlow/2.0\nDisallow: /c\n", "altflow");
         assert!(!robots.allowed("/c"));
+    }
+
+    #[test]
+    fn crawl_delay_is_read_from_the_group_that_applies_and_sitemaps_from_anywhere() {
+        let text = "Sitemap: https://example.com/a.xml\n\
+                    User-agent: altflow\nCrawl-delay: 5\nDisallow: /x\n\n\
+                    User-agent: *\nCrawl-delay: 1.5\n\
+                    sitemap: https://example.com/b.xml.gz\n";
+        let ours = Robots::parse(text, "altflow");
+        assert_eq!(ours.crawl_delay, Some(Duration::from_secs(5)));
+        assert_eq!(
+            ours.sitemaps,
+            ["https://example.com/a.xml", "https://example.com/b.xml.gz"]
+        );
+        let theirs = Robots::parse(text, "otherbot");
+        assert_eq!(theirs.crawl_delay, Some(Duration::from_millis(1500)));
+        // Not a number, negative: ignored. No Crawl-delay: none.
+        for line in [
+            "Crawl-delay: soon",
+            "Crawl-delay: -3",
+            "Crawl-delay: NaN",
+            "",
+        ] {
+            let robots = Robots::parse(&format!("User-agent: *\n{line}\n"), "x");
+            assert_eq!(robots.crawl_delay, None, "{line}");
+        }
+        // Like an unknown line, it does not end the group's User-agent lines: both agents get
+        // the delay and the rule.
+        let robots = Robots::parse(
+            "User-agent: a\nCrawl-delay: 3\nUser-agent: altflow\nDisallow: /y\n",
+            "altflow",
+        );
+        assert_eq!(robots.crawl_delay, Some(Duration::from_secs(3)));
+        assert!(!robots.allowed("/y"));
+        // Sitemap lines past the limit are ignored.
+        let many: String = (0..100)
+            .map(|i| format!("Sitemap: https://e.com/{i}.xml\n"))
+            .collect();
+        assert_eq!(
+            Robots::parse(&many, "x").sitemaps.len(),
+            MAX_ROBOTS_SITEMAPS
+        );
     }
 
     #[test]
