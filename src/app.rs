@@ -182,8 +182,7 @@ pub async fn seed(
             payload: CrawlRequest {
                 url: url.clone(),
                 depth: 0,
-                referrer: String::new(),
-                attempt: 0,
+                ..CrawlRequest::default()
             }
             .to_bytes()
             .into(),

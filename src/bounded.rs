@@ -166,6 +166,11 @@ impl<T: Hash + Eq + Clone> BoundedCounter<T> {
         self.counts.insert(key, 1);
         1
     }
+
+    /// `key`'s count (0 if it was never counted or has been forgotten).
+    pub fn get(&self, key: &T) -> u32 {
+        self.counts.get(key).copied().unwrap_or(0)
+    }
 }
 
 /// Perceptual hashes of recently kept images, searchable for one within a Hamming distance.

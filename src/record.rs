@@ -55,6 +55,25 @@ pub struct CrawlRequest {
     /// Earlier attempts that failed transiently (0 on the first try).
     #[prost(uint32, tag = "4")]
     pub attempt: u32,
+    /// What the URL is ([`Resource`]); a page unless it says otherwise. For a sitemap, `depth`
+    /// counts the sitemap indexes above it and `referrer` is the site it was found for.
+    #[prost(enumeration = "Resource", tag = "5")]
+    pub resource: i32,
+    /// The page's `<lastmod>` in the sitemap that listed it, as written; empty otherwise.
+    #[prost(string, tag = "6")]
+    pub lastmod: String,
+}
+
+/// What a [`CrawlRequest`] asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, prost::Enumeration)]
+#[repr(i32)]
+pub enum Resource {
+    /// An HTML page: its images and links.
+    Page = 0,
+    /// A sitemap or sitemap index the site names (a robots.txt `Sitemap:` line, an index entry).
+    Sitemap = 1,
+    /// `/sitemap.xml` of a site that names none: its absence is no failure.
+    SitemapGuess = 2,
 }
 
 impl Record for CrawlRequest {

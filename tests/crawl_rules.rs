@@ -397,3 +397,138 @@ async fn a_robots_txt_past_500_kib_is_read_to_its_limit_and_the_rest_ignored() {
     robots.check(&format!("{base}/late/x")).await.unwrap();
     robots.check(&format!("{base}/other")).await.unwrap();
 }
+
+/// A site whose deep pages no link reaches, listed in its sitemaps: robots.txt names a sitemap
+/// index, which names a gzip-compressed sitemap and a plain one. With `crawl.sitemaps`, a crawl of
+/// the home page alone (depth 0) also crawls the listed pages within the site's scope and
+/// robots.txt, and none off the site; without it, only the home page.
+#[test]
+fn a_sitemap_index_with_gzip_leads_to_pages_no_link_reaches() {
+    use std::io::Write;
+
+    let jpeg = std::fs::read(common::root().join("examples/site/img/red-boat.jpg")).unwrap();
+    let html = |body: String| (200, vec![("content-type", "text/html")], body.into_bytes());
+    let gzip = |text: &str| {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(text.as_bytes()).unwrap();
+        encoder.finish().unwrap()
+    };
+    let port = common::serve_site(|base| {
+        let urlset = |entries: &[String]| {
+            let urls: String = entries
+                .iter()
+                .map(|loc| format!("<url><loc>{loc}</loc><lastmod>2026-11-20</lastmod></url>"))
+                .collect();
+            format!(
+                r#"<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>"#
+            )
+        };
+        let page = |alt: &str, image: &str| {
+            html(format!(r#"<h1>{alt}</h1><img src="{image}" alt="{alt}">"#))
+        };
+        BTreeMap::from([
+            (
+                "/robots.txt",
+                (
+                    200,
+                    vec![],
+                    format!(
+                        "User-agent: *\nDisallow: /private/\n\nSitemap: {base}/sitemap_index.xml\n"
+                    )
+                    .into_bytes(),
+                ),
+            ),
+            (
+                "/sitemap_index.xml",
+                (
+                    200,
+                    vec![("content-type", "application/xml")],
+                    format!(
+                        "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+                         <sitemap><loc>{base}/sitemaps/pages.xml.gz</loc></sitemap>\
+                         <sitemap><loc>{base}/sitemaps/more.xml</loc></sitemap>\
+                         <sitemap><loc>http://elsewhere.example/sitemap.xml</loc></sitemap>\
+                         </sitemapindex>"
+                    )
+                    .into_bytes(),
+                ),
+            ),
+            (
+                "/sitemaps/pages.xml.gz",
+                (
+                    200,
+                    vec![("content-type", "application/gzip")],
+                    gzip(&urlset(&[
+                        format!("{base}/deep/a.html"),
+                        format!("{base}/private/hidden.html"),
+                        "http://elsewhere.example/page.html".to_string(),
+                    ])),
+                ),
+            ),
+            (
+                "/sitemaps/more.xml",
+                (
+                    200,
+                    vec![],
+                    urlset(&[format!("{base}/deep/b.html")]).into_bytes(),
+                ),
+            ),
+            (
+                "/index.html",
+                page("a green tractor in a field of wheat", "/img/home.jpg"),
+            ),
+            (
+                "/deep/a.html",
+                page("a yellow kayak on a calm river", "/img/a.jpg"),
+            ),
+            (
+                "/deep/b.html",
+                page("an old stone bridge over a canal", "/img/b.jpg"),
+            ),
+            (
+                "/private/hidden.html",
+                page("a red bicycle against a brick wall", "/img/p.jpg"),
+            ),
+            ("/img/home.jpg", (200, vec![], jpeg.clone())),
+            ("/img/a.jpg", (200, vec![], jpeg.clone())),
+            ("/img/b.jpg", (200, vec![], jpeg.clone())),
+            ("/img/p.jpg", (200, vec![], jpeg.clone())),
+        ])
+    });
+    let captions = |sitemaps: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let pipeline = site_pipeline(
+            dir.path(),
+            port,
+            r#""crawl", "filter", "fetch", "write""#,
+            &format!(
+                "max_depth = 0\nsitemaps = {sitemaps}\n\
+                 [http]\nallow_networks = [\"127.0.0.0/8\"]\nmin_host_delay = \"10ms\"\n"
+            ),
+            "flush_after = \"1s\"\n",
+        );
+        let funnel = common::run_funnel(&pipeline);
+        let mut captions: Vec<String> = common::shard_samples(&dir.path().join("out"))
+            .iter()
+            .map(|s| s["caption"].as_str().unwrap().to_string())
+            .collect();
+        captions.sort();
+        (captions, funnel)
+    };
+    let (with, funnel) = captions(true);
+    assert_eq!(
+        with,
+        [
+            "a green tractor in a field of wheat",
+            "a yellow kayak on a calm river",
+            "an old stone bridge over a canal",
+        ],
+        "{funnel}"
+    );
+    // The listed page robots.txt forbids was refused as such; nothing off the site was asked for.
+    let crawl = common::funnel_row(&funnel, "crawl").join(" ");
+    assert!(crawl.contains("robots=1"), "{funnel}");
+    assert!(!crawl.contains("blocked_address"), "{funnel}");
+    let (without, funnel) = captions(false);
+    assert_eq!(without, ["a green tractor in a field of wheat"], "{funnel}");
+}

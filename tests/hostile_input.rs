@@ -105,3 +105,32 @@ fn record_and_tar_readers_survive_garbage() {
         let _ = tar::read_members(&mutate(&mut rng, &archive));
     }
 }
+
+#[test]
+fn sitemap_reader_survives_garbage() {
+    use std::io::Write;
+
+    let mut rng = fastrand::Rng::with_seed(17);
+    let xml: String = (0..40)
+        .map(|i| format!("<url><loc>https://e.com/{i}?a=1&amp;b=2</loc><lastmod>2026-11-{i:02}</lastmod></url>"))
+        .collect();
+    let xml = format!(
+        "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{xml}</urlset>"
+    );
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(xml.as_bytes()).unwrap();
+    let valid = [xml.into_bytes(), gz.finish().unwrap()];
+    for v in &valid {
+        assert_eq!(
+            altflow::web::sitemap::parse(v, 1 << 20, 1000).pages.len(),
+            40
+        );
+    }
+    for round in 0..ROUNDS {
+        let input = mutate(&mut rng, &valid[round % valid.len()]);
+        // What comes out stays within the limits, whatever goes in.
+        let read = altflow::web::sitemap::parse(&input, 64 << 10, 100);
+        assert!(read.pages.len() + read.sitemaps.len() <= 100);
+        assert!(read.pages.iter().all(|e| e.url.len() <= 8 << 10));
+    }
+}

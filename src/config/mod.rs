@@ -463,6 +463,23 @@ pub struct CrawlConfig {
     /// (`out_of_scope`).
     #[serde(default = "default_max_pages_per_host")]
     pub max_pages_per_host: u32,
+    /// Read each host's sitemaps (sitemaps.org: its robots.txt `Sitemap:` lines, else
+    /// `/sitemap.xml`; indexes and gzip included) for page URLs when a member crawls the host's
+    /// first page. Their pages are crawled as seeds are (depth 0), within the same scope as links.
+    #[serde(default)]
+    pub sitemaps: bool,
+    /// Sitemap files read per host (per stage member), indexes included; further ones are
+    /// rejected (`out_of_scope`).
+    #[serde(default = "default_max_sitemaps")]
+    pub max_sitemaps: u32,
+    /// Page URLs taken from one host's sitemaps (per stage member); the rest are ignored.
+    #[serde(default = "default_max_sitemap_urls")]
+    pub max_sitemap_urls: u32,
+    /// Largest sitemap read, in bytes, compressed and again decompressed (the protocol allows
+    /// 50 MB; each sitemap being read holds its download): what is past it is ignored, and the
+    /// entries before it kept.
+    #[serde(default = "default_max_sitemap_bytes")]
+    pub max_sitemap_bytes: usize,
 }
 
 impl Default for CrawlConfig {
@@ -476,6 +493,10 @@ impl Default for CrawlConfig {
             seen_false_positive: default_seen_false_positive(),
             allowed_domains: Vec::new(),
             max_pages_per_host: default_max_pages_per_host(),
+            sitemaps: false,
+            max_sitemaps: default_max_sitemaps(),
+            max_sitemap_urls: default_max_sitemap_urls(),
+            max_sitemap_bytes: default_max_sitemap_bytes(),
         }
     }
 }
@@ -494,6 +515,15 @@ fn default_seen_false_positive() -> f64 {
 }
 fn default_max_pages_per_host() -> u32 {
     10_000
+}
+fn default_max_sitemaps() -> u32 {
+    50
+}
+fn default_max_sitemap_urls() -> u32 {
+    50_000
+}
+fn default_max_sitemap_bytes() -> usize {
+    10 << 20
 }
 
 /// The `[filter]` table: a preset and overrides of its values (`altflow presets` lists them).

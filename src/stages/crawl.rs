@@ -4,6 +4,12 @@
 //! extracted on its own task; the stage takes its `<img>` elements with alt text and follows links in
 //! scope up to `crawl.max_depth`. Pages of many hosts are in flight at once ([`Pipelined`]).
 //! Frontier messages are keyed by host so that one member owns a host.
+//!
+//! With `crawl.sitemaps`, a host's first page also asks for the host's sitemaps (its robots.txt
+//! `Sitemap:` lines, else `/sitemap.xml`): they go to the frontier as requests of their own, are
+//! read by the member that owns their host ([`sitemap`]), and give page requests (depth 0, like
+//! seeds) and, for an index, more sitemap requests, all within the site's scope and bounded per
+//! host.
 
 use std::sync::Arc;
 
@@ -12,15 +18,18 @@ use url::Url;
 use crate::bounded::{BoundedCounter, SeenFilter};
 use crate::config::{CrawlConfig, RetryConfig};
 use crate::reason::Reason;
-use crate::record::CrawlRequest;
+use crate::record::{CrawlRequest, Resource};
 use crate::stage::{Emitter, Failed, Input, Pipelined, StageError, Work};
 use crate::stages::{host_key, retry_or_reject};
 use crate::web::Web;
-use crate::web::html;
 use crate::web::http::FetchError;
+use crate::web::{html, sitemap};
 
 /// Image URLs whose page count is kept (per stage member), to spot site-wide decoration.
 const SITE_IMAGES_KEPT: usize = 200_000;
+
+/// Sitemap indexes followed below a site's own sitemaps (the protocol allows none; some sites nest).
+const MAX_SITEMAP_NESTING: u32 = 2;
 
 /// Whether a link found on `page` may be followed: to one of `allowed_domains` (or a subdomain), or,
 /// when none are configured, to the page's own host.
@@ -47,6 +56,9 @@ pub struct CrawlStage {
     seen: SeenFilter,
     /// Pages crawled per host.
     pages_per_host: BoundedCounter<String>,
+    /// Sitemaps read per site host, and page URLs taken from them.
+    sitemaps_per_host: BoundedCounter<String>,
+    sitemap_urls_per_host: BoundedCounter<String>,
     retry: RetryConfig,
     /// Pages each image URL was seen on, to spot site-wide decoration (logos, badges).
     site_images: BoundedCounter<u64>,
@@ -66,6 +78,8 @@ impl CrawlStage {
     ) -> Self {
         let seen = SeenFilter::new(config.seen_capacity, config.seen_false_positive);
         let pages_per_host = BoundedCounter::new(100_000);
+        let (sitemaps_per_host, sitemap_urls_per_host) =
+            (BoundedCounter::new(100_000), BoundedCounter::new(100_000));
         // Keyed by a hash of the image URL: 8 bytes a key instead of the URL twice.
         let site_images = BoundedCounter::new(SITE_IMAGES_KEPT);
         let emitted = SeenFilter::new(config.seen_capacity, config.seen_false_positive);
@@ -80,6 +94,8 @@ impl CrawlStage {
             frontier,
             seen,
             pages_per_host,
+            sitemaps_per_host,
+            sitemap_urls_per_host,
         }
     }
 }
@@ -93,15 +109,34 @@ pub struct Visited {
 
 /// What a downloaded page gave.
 enum Visit {
-    /// An HTML page, extracted.
-    Page { url: Url, page: html::Page },
+    /// An HTML page, extracted, and the sitemaps of its site when they were asked for (`None`:
+    /// not asked; empty: the site names none).
+    Page {
+        url: Url,
+        page: html::Page,
+        sitemaps: Option<Vec<String>>,
+    },
     /// Something else (a PDF, an image): its URL and Content-Type.
     NotHtml { url: Url, content_type: String },
+    /// A sitemap, read.
+    Sitemap { url: Url, sitemap: sitemap::Sitemap },
 }
 
-/// Downloads a page politely and extracts it (on the task, off the stage's state).
-async fn visit(web: Arc<Web>, max_bytes: usize, topic: Arc<str>, request: CrawlRequest) -> Visited {
-    let result = web.get(&request.url, max_bytes).await.map(|fetched| {
+/// Downloads a page politely and extracts it (on the task, off the stage's state); with
+/// `discover`, also asks for the sitemaps its site names.
+async fn visit(
+    web: Arc<Web>,
+    max_bytes: usize,
+    topic: Arc<str>,
+    request: CrawlRequest,
+    discover: bool,
+) -> Visited {
+    let result = web.get(&request.url, max_bytes).await;
+    let sitemaps = match (&result, discover) {
+        (Ok(fetched), true) => Some(web.sitemaps(&fetched.final_url).await),
+        _ => None,
+    };
+    let result = result.map(|fetched| {
         // A link to a PDF or an image is not a page; a missing Content-Type gets the benefit of
         // the doubt.
         match fetched.content_type {
@@ -112,7 +147,32 @@ async fn visit(web: Arc<Web>, max_bytes: usize, topic: Arc<str>, request: CrawlR
             _ => Visit::Page {
                 page: html::extract(&fetched.body, &fetched.final_url),
                 url: fetched.final_url,
+                sitemaps,
             },
+        }
+    });
+    Visited {
+        topic,
+        request,
+        result,
+    }
+}
+
+/// Downloads a sitemap politely and reads it (at most `max_bytes`, and as many entries as the
+/// site may still give).
+async fn read_sitemap(
+    web: Arc<Web>,
+    max_bytes: usize,
+    max_entries: usize,
+    topic: Arc<str>,
+    request: CrawlRequest,
+) -> Visited {
+    let result = web.get(&request.url, max_bytes).await.map(|fetched| {
+        // Past the URL budget an index's entries still count: stop at the budget plus one.
+        let sitemap = sitemap::parse(&fetched.body, max_bytes, max_entries.saturating_add(1));
+        Visit::Sitemap {
+            url: fetched.final_url,
+            sitemap,
         }
     });
     Visited {
@@ -131,10 +191,15 @@ impl Pipelined for CrawlStage {
         if !self.seen.insert(&input.record.url) && input.record.attempt == 0 {
             return None;
         }
+        if input.record.resource() != Resource::Page {
+            return self.admit_sitemap(input, out);
+        }
         let host = host_key(&input.record.url);
-        if input.record.attempt == 0
-            && self.pages_per_host.increment(host.clone()) > self.config.max_pages_per_host
-        {
+        let pages = match input.record.attempt {
+            0 => self.pages_per_host.increment(host.clone()),
+            _ => 0,
+        };
+        if pages > self.config.max_pages_per_host {
             out.reject(
                 Reason::OutOfScope,
                 "",
@@ -146,8 +211,16 @@ impl Pipelined for CrawlStage {
             );
             return None;
         }
+        // A host's sitemaps are asked for once per member: with its first page.
+        let discover = self.config.sitemaps && pages == 1;
         let (web, max_bytes) = (self.web.clone(), self.config.max_page_bytes);
-        Some(Box::pin(visit(web, max_bytes, input.topic, input.record)))
+        Some(Box::pin(visit(
+            web,
+            max_bytes,
+            input.topic,
+            input.record,
+            discover,
+        )))
     }
 
     fn complete(&mut self, done: Visited, out: &mut Emitter) -> Result<(), StageError> {
@@ -157,9 +230,30 @@ impl Pipelined for CrawlStage {
             result,
         } = done;
         let (final_url, page) = match result {
-            Ok(Visit::Page { url, page }) => (url, page),
+            Ok(Visit::Page {
+                url,
+                page,
+                sitemaps,
+            }) => {
+                if let Some(listed) = sitemaps {
+                    self.emit_site_sitemaps(&url, listed, out);
+                }
+                (url, page)
+            }
             Ok(Visit::NotHtml { url, content_type }) => {
                 out.reject(Reason::NotHtml, "", url.as_str(), content_type);
+                return Ok(());
+            }
+            Ok(Visit::Sitemap { url, sitemap }) => {
+                self.emit_sitemap_entries(&request, &url, sitemap, out);
+                return Ok(());
+            }
+            // `/sitemap.xml` guessed for a site that names no sitemap and has none: nothing to do.
+            Err(error)
+                if request.resource() == Resource::SitemapGuess
+                    && error.reason == Reason::Http4xx =>
+            {
+                tracing::debug!(url = %request.url, %error, "no /sitemap.xml");
                 return Ok(());
             }
             Err(error) => {
@@ -217,11 +311,141 @@ impl Pipelined for CrawlStage {
                 url,
                 depth: request.depth + 1,
                 referrer: final_url.to_string(),
-                attempt: 0,
+                ..CrawlRequest::default()
             };
             out.emit_side(&self.frontier, &host_key(&next.url), &next);
         }
         Ok(())
+    }
+}
+
+impl CrawlStage {
+    /// Admits a sitemap request: at most `crawl.max_sitemaps` per site host.
+    fn admit_sitemap(
+        &mut self,
+        input: Input<CrawlRequest>,
+        out: &mut Emitter,
+    ) -> Option<Work<Visited>> {
+        let site = host_key(&input.record.referrer);
+        if input.record.attempt == 0
+            && self.sitemaps_per_host.increment(site.clone()) > self.config.max_sitemaps
+        {
+            out.reject(
+                Reason::OutOfScope,
+                "",
+                &input.record.url,
+                format!("more than {} sitemaps of {site}", self.config.max_sitemaps),
+            );
+            return None;
+        }
+        let taken = self.sitemap_urls_per_host.get(&site);
+        let budget = self.config.max_sitemap_urls.saturating_sub(taken) as usize;
+        Some(Box::pin(read_sitemap(
+            self.web.clone(),
+            self.config.max_sitemap_bytes,
+            budget,
+            input.topic,
+            input.record,
+        )))
+    }
+
+    /// Sends the sitemaps a site names (or its `/sitemap.xml`, if it names none) to the frontier,
+    /// each keyed by its own host.
+    fn emit_site_sitemaps(&mut self, page: &Url, listed: Vec<String>, out: &mut Emitter) {
+        let site = page.join("/").map(String::from).unwrap_or_default();
+        let requests: Vec<CrawlRequest> = if listed.is_empty() {
+            let guess = page.join("/sitemap.xml").map(String::from);
+            guess
+                .into_iter()
+                .map(|url| CrawlRequest {
+                    url,
+                    referrer: site.clone(),
+                    resource: Resource::SitemapGuess as i32,
+                    ..CrawlRequest::default()
+                })
+                .collect()
+        } else {
+            // A robots.txt may name sitemaps on other hosts (sitemaps.org's cross-submission):
+            // any absolute http(s) URL; the pages they list must still be the site's.
+            listed
+                .into_iter()
+                .filter_map(|url| page.join(&url).ok())
+                .filter(|url| matches!(url.scheme(), "http" | "https"))
+                .map(|url| CrawlRequest {
+                    url: url.into(),
+                    referrer: site.clone(),
+                    resource: Resource::Sitemap as i32,
+                    ..CrawlRequest::default()
+                })
+                .collect()
+        };
+        for request in requests {
+            if self.seen.contains(&request.url) || !self.emitted.insert(&request.url) {
+                continue;
+            }
+            out.emit_side(&self.frontier, &host_key(&request.url), &request);
+        }
+    }
+
+    /// Sends a sitemap's pages (within the site's scope, up to the site's URL budget) and, for an
+    /// index, its sitemaps to the frontier.
+    fn emit_sitemap_entries(
+        &mut self,
+        request: &CrawlRequest,
+        url: &Url,
+        sitemap: sitemap::Sitemap,
+        out: &mut Emitter,
+    ) {
+        let Ok(site) = Url::parse(&request.referrer) else {
+            return;
+        };
+        let site_host = host_key(&request.referrer);
+        if let Some(why) = &sitemap.incomplete {
+            tracing::warn!(sitemap = %url, %why, pages = sitemap.pages.len(), "sitemap read in part");
+        }
+        let in_site = |entry: &sitemap::Entry| {
+            url.join(&entry.url)
+                .ok()
+                .filter(|u| in_scope(u, &site, &self.config.allowed_domains))
+        };
+        let mut requests = Vec::new();
+        if request.depth < MAX_SITEMAP_NESTING {
+            for entry in &sitemap.sitemaps {
+                if let Some(child) = in_site(entry) {
+                    requests.push(CrawlRequest {
+                        url: child.into(),
+                        depth: request.depth + 1,
+                        referrer: request.referrer.clone(),
+                        resource: Resource::Sitemap as i32,
+                        ..CrawlRequest::default()
+                    });
+                }
+            }
+        }
+        for entry in &sitemap.pages {
+            let Some(page) = in_site(entry) else { continue };
+            if self.seen.contains(&page.as_str()) || self.emitted.contains(&page.as_str()) {
+                continue;
+            }
+            if self.sitemap_urls_per_host.increment(site_host.clone())
+                > self.config.max_sitemap_urls
+            {
+                tracing::info!(site = %site_host, limit = self.config.max_sitemap_urls, "sitemap URL budget spent");
+                break;
+            }
+            requests.push(CrawlRequest {
+                url: page.into(),
+                referrer: url.to_string(),
+                lastmod: entry.lastmod.clone(),
+                ..CrawlRequest::default()
+            });
+        }
+        for next in requests {
+            if !self.emitted.insert(&next.url) {
+                continue;
+            }
+            out.emit_side(&self.frontier, &host_key(&next.url), &next);
+        }
     }
 }
 

@@ -10,6 +10,7 @@ pub mod http;
 pub mod polite;
 pub mod robots;
 pub mod serve;
+pub mod sitemap;
 pub mod warc;
 
 use std::time::Duration;
@@ -143,6 +144,14 @@ impl Web {
             ));
         }
         Ok(fetched)
+    }
+
+    /// The sitemaps `url`'s origin names in its robots.txt (none when robots.txt is not read).
+    pub async fn sitemaps(&self, url: &Url) -> Vec<String> {
+        match &self.robots {
+            Some(robots) => robots.sitemaps(&url.origin().ascii_serialization()).await,
+            None => Vec::new(),
+        }
     }
 
     /// Whether robots directives (from a header or a `<meta name="robots">`) opt out of AI use, when

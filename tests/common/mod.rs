@@ -232,9 +232,15 @@ pub type Response = (u16, Vec<(&'static str, &'static str)>, Vec<u8>);
 /// and those starting with `/paced/` after 100 ms (a stream that lasts long enough to be hit
 /// mid-way).
 pub fn serve(routes: BTreeMap<&'static str, Response>) -> u16 {
+    serve_site(|_| routes)
+}
+
+/// [`serve`], with routes made once the server's address is known: `site` gets its base URL
+/// (`http://127.0.0.1:PORT`), for bodies that hold absolute URLs of the site itself.
+pub fn serve_site(site: impl FnOnce(&str) -> BTreeMap<&'static str, Response>) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    let routes = std::sync::Arc::new(routes);
+    let routes = std::sync::Arc::new(site(&format!("http://127.0.0.1:{port}")));
     let failed_once = std::sync::Arc::new(std::sync::Mutex::new(
         std::collections::HashSet::<String>::new(),
     ));
