@@ -167,6 +167,23 @@ impl<T: Hash + Eq + Clone> BoundedCounter<T> {
         1
     }
 
+    /// Sets `key`'s count to `value` if that is higher than its count, or if `key` is not
+    /// counted; returns whether it did. Forgets the oldest key when full.
+    pub fn raise(&mut self, key: T, value: u32) -> bool {
+        match self.counts.get_mut(&key) {
+            Some(count) if *count >= value => false,
+            Some(count) => {
+                *count = value;
+                true
+            }
+            None => {
+                self.increment(key.clone());
+                self.counts.insert(key, value);
+                true
+            }
+        }
+    }
+
     /// `key`'s count (0 if it was never counted or has been forgotten).
     pub fn get(&self, key: &T) -> u32 {
         self.counts.get(key).copied().unwrap_or(0)
@@ -314,6 +331,19 @@ mod tests {
         }
         assert_eq!(seen.memory_bytes(), memory);
         assert!(seen.contains(&"http://more/49999".to_string()));
+    }
+
+    #[test]
+    fn raise_keeps_the_highest_and_says_when_it_rose() {
+        let mut rounds = BoundedCounter::new(2);
+        assert!(rounds.raise("a", 2));
+        assert!(!rounds.raise("a", 2), "the same round again");
+        assert!(!rounds.raise("a", 1), "an older round");
+        assert!(rounds.raise("a", 3));
+        assert_eq!(rounds.get(&"a"), 3);
+        rounds.raise("b", 1);
+        rounds.raise("c", 1);
+        assert_eq!(rounds.get(&"a"), 0, "forgotten beyond capacity");
     }
 
     #[test]

@@ -101,6 +101,9 @@ pub enum Reason {
     Nsfw,
     /// A scorer failed on this pair alone (an error or a panic in a model), while others scored.
     ScoreError,
+    /// A page or sitemap parked until its next visit (`crawl.revisit`): a reason to go through
+    /// the retry topic, never a rejection.
+    Revisit,
 }
 
 impl Reason {
@@ -162,6 +165,7 @@ impl Reason {
             Reason::LowScore => "low_score",
             Reason::Nsfw => "nsfw",
             Reason::ScoreError => "score_error",
+            Reason::Revisit => "revisit",
         }
     }
 }

@@ -62,6 +62,20 @@ pub struct CrawlRequest {
     /// The page's `<lastmod>` in the sitemap that listed it, as written; empty otherwise.
     #[prost(string, tag = "6")]
     pub lastmod: String,
+    /// Visits of this URL before this one (`crawl.revisit`): 0 on the first.
+    #[prost(uint32, tag = "7")]
+    pub round: u32,
+    /// The last visit's `ETag`, to ask again conditionally; empty if none.
+    #[prost(string, tag = "8")]
+    pub etag: String,
+    /// The last visit's `Last-Modified`, to ask again conditionally; empty if none.
+    #[prost(string, tag = "9")]
+    pub last_modified: String,
+    /// What the last visit gave, as stable 64-bit hashes: a page's candidate ids, a sitemap's
+    /// page URLs. A revisit emits only what is not among them. What a member has seen thus
+    /// travels with the scheduled visit and survives the member's restart.
+    #[prost(fixed64, repeated, tag = "10")]
+    pub known: Vec<u64>,
 }
 
 /// What a [`CrawlRequest`] asks for.

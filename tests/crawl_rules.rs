@@ -532,3 +532,151 @@ fn a_sitemap_index_with_gzip_leads_to_pages_no_link_reaches() {
     let (without, funnel) = captions(false);
     assert_eq!(without, ["a green tractor in a field of wheat"], "{funnel}");
 }
+
+/// What the revisit test's server saw: path, `If-None-Match`, `If-Modified-Since`, status.
+type Asked = Vec<(String, String, String, u16)>;
+
+/// A site that changes between visits: `/changing.html` gains an image after its first visit (its
+/// ETag goes from "v1" to "v2"), `/still.html` never changes and answers a conditional request
+/// with 304 (by `Last-Modified`).
+fn changing_site() -> (u16, std::sync::Arc<std::sync::Mutex<Asked>>) {
+    use std::io::{BufRead, BufReader, Write};
+
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let asked: std::sync::Arc<std::sync::Mutex<Asked>> = Default::default();
+    let log = asked.clone();
+    let picture = |name: &str| std::fs::read(common::root().join("examples/site/img").join(name));
+    let images: BTreeMap<&str, Vec<u8>> = BTreeMap::from([
+        ("/img/one.jpg", picture("harbour-boats.jpg").unwrap()),
+        ("/img/two.jpg", picture("lighthouse.jpg").unwrap()),
+        ("/img/three.jpg", picture("forest-pines.jpg").unwrap()),
+    ]);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap_or(0);
+            let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+            let (mut etag, mut since) = (String::new(), String::new());
+            loop {
+                let mut header = String::new();
+                if reader.read_line(&mut header).unwrap_or(0) <= 2 {
+                    break;
+                }
+                let (name, value) = header.split_once(':').unwrap_or(("", ""));
+                match name.to_ascii_lowercase().as_str() {
+                    "if-none-match" => etag = value.trim().to_string(),
+                    "if-modified-since" => since = value.trim().to_string(),
+                    _ => {}
+                }
+            }
+            let visits = log.lock().unwrap().iter().filter(|a| a.0 == path).count();
+            let one = r#"<img src="/img/one.jpg" alt="fishing boats moored in a small harbour">"#;
+            let two = r#"<img src="/img/two.jpg" alt="a white lighthouse on a rocky headland">"#;
+            let three = r#"<img src="/img/three.jpg" alt="tall pine trees in a misty forest">"#;
+            let (status, headers, body): (u16, String, Vec<u8>) = match path.as_str() {
+                "/changing.html" => {
+                    let (tag, html) = match visits {
+                        0 => ("\"v1\"", one.to_string()),
+                        _ => ("\"v2\"", format!("{one}{two}")),
+                    };
+                    if etag == tag {
+                        (304, format!("etag: {tag}\r\n"), Vec::new())
+                    } else {
+                        let headers = format!("etag: {tag}\r\ncontent-type: text/html\r\n");
+                        (200, headers, html.into_bytes())
+                    }
+                }
+                "/still.html" => {
+                    let modified = "Wed, 01 Jan 2025 00:00:00 GMT";
+                    if since == modified {
+                        (304, String::new(), Vec::new())
+                    } else {
+                        let headers =
+                            format!("last-modified: {modified}\r\ncontent-type: text/html\r\n");
+                        (200, headers, three.as_bytes().to_vec())
+                    }
+                }
+                image => match images.get(image) {
+                    Some(bytes) => (200, String::new(), bytes.clone()),
+                    None => (404, String::new(), Vec::new()),
+                },
+            };
+            log.lock().unwrap().push((path, etag, since, status));
+            let head = format!(
+                "HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n{headers}\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&body);
+        }
+    });
+    (port, asked)
+}
+
+/// `crawl.revisit`: each seed is visited again, conditionally. The page that gained an image gives
+/// only that image on its second visit; the page that did not change costs a 304 and gives
+/// nothing. Every image is written once.
+#[test]
+fn a_revisit_emits_only_new_images_and_an_unchanged_page_costs_a_304() {
+    let (port, asked) = changing_site();
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = dir.path().join("p.toml");
+    let out = dir.path().join("out");
+    std::fs::write(
+        &pipeline,
+        format!(
+            "stages = [\"crawl\", \"filter\", \"fetch\", \"write\", \"retry\"]\n\
+             [bus]\nkind = \"embedded\"\n\
+             [crawl]\nseeds = [\"http://127.0.0.1:{port}/changing.html\", \
+             \"http://127.0.0.1:{port}/still.html\"]\nmax_depth = 0\n\
+             revisit = \"1s\"\nrevisit_rounds = 1\n\
+             [http]\nallow_networks = [\"127.0.0.0/8\"]\nmin_host_delay = \"10ms\"\n\
+             [write]\noutput = {out:?}\nflush_after = \"1s\"\n"
+        ),
+    )
+    .unwrap();
+    let funnel = common::run_funnel(&pipeline);
+    let mut captions: Vec<String> = common::shard_samples(&out)
+        .iter()
+        .map(|s| s["caption"].as_str().unwrap().to_string())
+        .collect();
+    captions.sort();
+    assert_eq!(
+        captions,
+        [
+            "a white lighthouse on a rocky headland",
+            "fishing boats moored in a small harbour",
+            "tall pine trees in a misty forest",
+        ],
+        "{funnel}"
+    );
+    let asked = asked.lock().unwrap().clone();
+    let pages: Vec<_> = asked.iter().filter(|a| a.0.ends_with(".html")).collect();
+    // Each page twice: first plainly, then conditionally on what the first visit answered.
+    let changing: Vec<_> = pages.iter().filter(|a| a.0 == "/changing.html").collect();
+    assert_eq!(changing.len(), 2, "{asked:?}");
+    assert_eq!(
+        (&*changing[1].1, changing[1].3),
+        ("\"v1\"", 200),
+        "{asked:?}"
+    );
+    let still: Vec<_> = pages.iter().filter(|a| a.0 == "/still.html").collect();
+    assert_eq!(still.len(), 2, "{asked:?}");
+    assert_eq!(
+        (&*still[1].2, still[1].3),
+        ("Wed, 01 Jan 2025 00:00:00 GMT", 304),
+        "{asked:?}"
+    );
+    // The old image was not fetched again: it was not emitted again.
+    let ones = asked.iter().filter(|a| a.0 == "/img/one.jpg").count();
+    assert_eq!(ones, 1, "{asked:?}");
+    assert!(
+        common::funnel_row(&funnel, "crawl")
+            .join(" ")
+            .contains("retry:revisit=2"),
+        "{funnel}"
+    );
+}

@@ -480,6 +480,16 @@ pub struct CrawlConfig {
     /// entries before it kept.
     #[serde(default = "default_max_sitemap_bytes")]
     pub max_sitemap_bytes: usize,
+    /// Visit each seed, sitemap and sitemap-listed page again this long after the last visit,
+    /// asking conditionally (`If-None-Match`, `If-Modified-Since`): an unchanged one costs a 304
+    /// and gives nothing; a changed page gives only images it had not given before, a changed
+    /// sitemap only pages it had not listed. Visits wait on the retry topic (the `retry` stage
+    /// is required). `0s`: visit once.
+    #[serde(default, with = "humantime_serde")]
+    pub revisit: Duration,
+    /// Revisits of each URL before it is left alone; 0: no end (a continuous crawl).
+    #[serde(default)]
+    pub revisit_rounds: u32,
 }
 
 impl Default for CrawlConfig {
@@ -497,6 +507,8 @@ impl Default for CrawlConfig {
             max_sitemaps: default_max_sitemaps(),
             max_sitemap_urls: default_max_sitemap_urls(),
             max_sitemap_bytes: default_max_sitemap_bytes(),
+            revisit: Duration::ZERO,
+            revisit_rounds: 0,
         }
     }
 }
@@ -1312,6 +1324,11 @@ impl Pipeline {
             !self.http.user_agent.trim().is_empty(),
             "http.user_agent",
             "must not be empty",
+        );
+        check(
+            self.crawl.revisit.is_zero() || self.stages.contains(&StageName::Retry),
+            "crawl.revisit",
+            "needs the `retry` stage in `stages` (visits wait on the retry topic)",
         );
         if self.stages.contains(&StageName::Crawl) {
             check(

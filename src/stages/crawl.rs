@@ -10,6 +10,12 @@
 //! read by the member that owns their host ([`sitemap`]), and give page requests (depth 0, like
 //! seeds) and, for an index, more sitemap requests, all within the site's scope and bounded per
 //! host.
+//!
+//! With `crawl.revisit`, each seed, sitemap and sitemap-listed page is parked on the retry topic
+//! after its visit and visited again when the interval has passed, conditionally on the last
+//! visit's validators. The request carries what its last visit gave ([`CrawlRequest::known`]), so
+//! a revisit emits only what is new, and that memory lives on the bus with the parked request,
+//! not in the member: a restarted member gets it back with the request.
 
 use std::sync::Arc;
 
@@ -18,11 +24,11 @@ use url::Url;
 use crate::bounded::{BoundedCounter, SeenFilter};
 use crate::config::{CrawlConfig, RetryConfig};
 use crate::reason::Reason;
-use crate::record::{CrawlRequest, Resource};
+use crate::record::{CrawlRequest, Resource, sample_id};
 use crate::stage::{Emitter, Failed, Input, Pipelined, StageError, Work};
 use crate::stages::{host_key, retry_or_reject};
 use crate::web::Web;
-use crate::web::http::FetchError;
+use crate::web::http::{FetchError, Get, Validators};
 use crate::web::{html, sitemap};
 
 /// Image URLs whose page count is kept (per stage member), to spot site-wide decoration.
@@ -30,6 +36,17 @@ const SITE_IMAGES_KEPT: usize = 200_000;
 
 /// Sitemap indexes followed below a site's own sitemaps (the protocol allows none; some sites nest).
 const MAX_SITEMAP_NESTING: u32 = 2;
+
+/// Most hashes a request carries in [`CrawlRequest::known`] (8 bytes each: 128 KiB, well under
+/// a broker's message limit). What a visit gives past it counts as new again on the next visit,
+/// and the member's seen filter stops most of it.
+const MAX_KNOWN: usize = 16_384;
+
+/// A stable 64-bit hash of `text` (the first 8 bytes of its SHA-256), the same in every member and
+/// every run: what [`CrawlRequest::known`] holds.
+fn known_hash(text: &str) -> u64 {
+    u64::from_str_radix(&sample_id(text, "")[..16], 16).expect("sample ids are hex")
+}
 
 /// Whether a link found on `page` may be followed: to one of `allowed_domains` (or a subdomain), or,
 /// when none are configured, to the page's own host.
@@ -59,6 +76,10 @@ pub struct CrawlStage {
     /// Sitemaps read per site host, and page URLs taken from them.
     sitemaps_per_host: BoundedCounter<String>,
     sitemap_urls_per_host: BoundedCounter<String>,
+    /// The latest revisit round admitted per URL (by [`known_hash`]): a crash replays parked
+    /// revisits that were already sent back and parked again, and the older copy is dropped here
+    /// instead of scheduling a second series of visits.
+    rounds: BoundedCounter<u64>,
     retry: RetryConfig,
     /// Pages each image URL was seen on, to spot site-wide decoration (logos, badges).
     site_images: BoundedCounter<u64>,
@@ -77,6 +98,7 @@ impl CrawlStage {
         frontier: Arc<str>,
     ) -> Self {
         let seen = SeenFilter::new(config.seen_capacity, config.seen_false_positive);
+        let rounds = BoundedCounter::new(config.seen_capacity);
         let pages_per_host = BoundedCounter::new(100_000);
         let (sitemaps_per_host, sitemap_urls_per_host) =
             (BoundedCounter::new(100_000), BoundedCounter::new(100_000));
@@ -96,6 +118,7 @@ impl CrawlStage {
             pages_per_host,
             sitemaps_per_host,
             sitemap_urls_per_host,
+            rounds,
         }
     }
 }
@@ -115,11 +138,27 @@ enum Visit {
         url: Url,
         page: html::Page,
         sitemaps: Option<Vec<String>>,
+        validators: Validators,
     },
     /// Something else (a PDF, an image): its URL and Content-Type.
     NotHtml { url: Url, content_type: String },
     /// A sitemap, read.
-    Sitemap { url: Url, sitemap: sitemap::Sitemap },
+    Sitemap {
+        url: Url,
+        sitemap: sitemap::Sitemap,
+        validators: Validators,
+    },
+    /// A revisit answered 304: nothing changed since the last visit.
+    Unchanged { validators: Validators },
+}
+
+/// The validators of `request`'s last visit, when it is a revisit that has some.
+fn held(request: &CrawlRequest) -> Option<Validators> {
+    let held = Validators {
+        etag: request.etag.clone(),
+        last_modified: request.last_modified.clone(),
+    };
+    (request.round > 0 && !held.is_empty()).then_some(held)
 }
 
 /// Downloads a page politely and extracts it (on the task, off the stage's state); with
@@ -131,12 +170,22 @@ async fn visit(
     request: CrawlRequest,
     discover: bool,
 ) -> Visited {
-    let result = web.get(&request.url, max_bytes).await;
+    let held = held(&request);
+    let get = Get {
+        validators: held.as_ref(),
+        ..Get::limited(max_bytes)
+    };
+    let result = web.download(&request.url, &get).await;
     let sitemaps = match (&result, discover) {
         (Ok(fetched), true) => Some(web.sitemaps(&fetched.final_url).await),
         _ => None,
     };
     let result = result.map(|fetched| {
+        if fetched.not_modified {
+            return Visit::Unchanged {
+                validators: fetched.validators,
+            };
+        }
         // A link to a PDF or an image is not a page; a missing Content-Type gets the benefit of
         // the doubt.
         match fetched.content_type {
@@ -148,6 +197,7 @@ async fn visit(
                 page: html::extract(&fetched.body, &fetched.final_url),
                 url: fetched.final_url,
                 sitemaps,
+                validators: fetched.validators,
             },
         }
     });
@@ -167,12 +217,25 @@ async fn read_sitemap(
     topic: Arc<str>,
     request: CrawlRequest,
 ) -> Visited {
-    let result = web.get(&request.url, max_bytes).await.map(|fetched| {
+    let held = held(&request);
+    // A sitemap past the size limit is read up to it.
+    let get = Get {
+        prefix: true,
+        validators: held.as_ref(),
+        ..Get::limited(max_bytes)
+    };
+    let result = web.download(&request.url, &get).await.map(|fetched| {
+        if fetched.not_modified {
+            return Visit::Unchanged {
+                validators: fetched.validators,
+            };
+        }
         // Past the URL budget an index's entries still count: stop at the budget plus one.
         let sitemap = sitemap::parse(&fetched.body, max_bytes, max_entries.saturating_add(1));
         Visit::Sitemap {
             url: fetched.final_url,
             sitemap,
+            validators: fetched.validators,
         }
     });
     Visited {
@@ -187,17 +250,28 @@ impl Pipelined for CrawlStage {
     type Done = Visited;
 
     fn admit(&mut self, input: Input<CrawlRequest>, out: &mut Emitter) -> Option<Work<Visited>> {
-        // A retried request was seen on its first try: let it through.
-        if !self.seen.insert(&input.record.url) && input.record.attempt == 0 {
+        // A retried request was seen on its first try, a revisit on its first visit: let them
+        // through.
+        let first = input.record.attempt == 0 && input.record.round == 0;
+        if !self.seen.insert(&input.record.url) && first {
+            return None;
+        }
+        if input.record.attempt == 0
+            && input.record.round > 0
+            && !self
+                .rounds
+                .raise(known_hash(&input.record.url), input.record.round)
+        {
+            tracing::debug!(url = %input.record.url, round = input.record.round, "an older copy of a revisit, dropped");
             return None;
         }
         if input.record.resource() != Resource::Page {
             return self.admit_sitemap(input, out);
         }
         let host = host_key(&input.record.url);
-        let pages = match input.record.attempt {
-            0 => self.pages_per_host.increment(host.clone()),
-            _ => 0,
+        let pages = match first {
+            true => self.pages_per_host.increment(host.clone()),
+            false => 0,
         };
         if pages > self.config.max_pages_per_host {
             out.reject(
@@ -229,23 +303,34 @@ impl Pipelined for CrawlStage {
             request,
             result,
         } = done;
-        let (final_url, page) = match result {
+        let (final_url, page, validators) = match result {
             Ok(Visit::Page {
                 url,
                 page,
                 sitemaps,
+                validators,
             }) => {
                 if let Some(listed) = sitemaps {
                     self.emit_site_sitemaps(&url, listed, out);
                 }
-                (url, page)
+                (url, page, validators)
+            }
+            Ok(Visit::Unchanged { validators }) => {
+                let known = request.known.clone();
+                self.schedule_revisit(&topic, &request, validators, known, out);
+                return Ok(());
             }
             Ok(Visit::NotHtml { url, content_type }) => {
                 out.reject(Reason::NotHtml, "", url.as_str(), content_type);
                 return Ok(());
             }
-            Ok(Visit::Sitemap { url, sitemap }) => {
-                self.emit_sitemap_entries(&request, &url, sitemap, out);
+            Ok(Visit::Sitemap {
+                url,
+                sitemap,
+                validators,
+            }) => {
+                let known = self.emit_sitemap_entries(&request, &url, sitemap, out);
+                self.schedule_revisit(&topic, &request, validators, known, out);
                 return Ok(());
             }
             // `/sitemap.xml` guessed for a site that names no sitemap and has none: nothing to do.
@@ -288,12 +373,25 @@ impl Pipelined for CrawlStage {
                 format!("<meta name=\"robots\" content=\"{}\">", page.robots),
             );
         }
+        // On a revisit, only what the last visit did not give.
+        let before: std::collections::HashSet<u64> = request.known.iter().copied().collect();
+        let mut known = Vec::new();
         for image in page.images.iter().filter(|_| !opted_out) {
+            let hash = known_hash(&sample_id(image.url.as_str(), &image.alt));
+            if known.len() < MAX_KNOWN {
+                known.push(hash);
+            }
+            if before.contains(&hash) {
+                continue;
+            }
             let key = std::hash::BuildHasher::hash_one(&self.hasher, image.url.as_str());
             let pages_seen = self.site_images.increment(key);
             let mut candidate = html::candidate(image, &page, &final_url, pages_seen);
             candidate.depth = request.depth;
             out.emit(&self.candidates, &candidate.id, &candidate);
+        }
+        if request.depth == 0 {
+            self.schedule_revisit(&topic, &request, validators, known, out);
         }
         if request.depth >= self.config.max_depth {
             return Ok(());
@@ -320,6 +418,38 @@ impl Pipelined for CrawlStage {
 }
 
 impl CrawlStage {
+    /// Parks `request` on the retry topic for its next visit, `crawl.revisit` from now, with the
+    /// validators and what this visit gave; unless revisits are off or its rounds are spent.
+    fn schedule_revisit(
+        &self,
+        topic: &str,
+        request: &CrawlRequest,
+        validators: Validators,
+        known: Vec<u64>,
+        out: &mut Emitter,
+    ) {
+        let rounds = self.config.revisit_rounds;
+        if self.config.revisit.is_zero() || (rounds > 0 && request.round >= rounds) {
+            return;
+        }
+        let next = CrawlRequest {
+            attempt: 0,
+            round: request.round + 1,
+            etag: validators.etag,
+            last_modified: validators.last_modified,
+            known,
+            ..request.clone()
+        };
+        out.retry(
+            topic,
+            &host_key(&next.url),
+            &next,
+            Reason::Revisit,
+            0,
+            self.config.revisit,
+        );
+    }
+
     /// Admits a sitemap request: at most `crawl.max_sitemaps` per site host.
     fn admit_sitemap(
         &mut self,
@@ -328,6 +458,7 @@ impl CrawlStage {
     ) -> Option<Work<Visited>> {
         let site = host_key(&input.record.referrer);
         if input.record.attempt == 0
+            && input.record.round == 0
             && self.sitemaps_per_host.increment(site.clone()) > self.config.max_sitemaps
         {
             out.reject(
@@ -388,17 +519,24 @@ impl CrawlStage {
     }
 
     /// Sends a sitemap's pages (within the site's scope, up to the site's URL budget) and, for an
-    /// index, its sitemaps to the frontier.
+    /// index, its sitemaps to the frontier; on a revisit, only those it did not list last time.
+    /// Returns the hashes of what it lists now.
     fn emit_sitemap_entries(
         &mut self,
         request: &CrawlRequest,
         url: &Url,
         sitemap: sitemap::Sitemap,
         out: &mut Emitter,
-    ) {
+    ) -> Vec<u64> {
         let Ok(site) = Url::parse(&request.referrer) else {
-            return;
+            return Vec::new();
         };
+        let before: std::collections::HashSet<u64> = request.known.iter().copied().collect();
+        let known: Vec<u64> = (sitemap.sitemaps.iter().chain(&sitemap.pages))
+            .map(|entry| known_hash(&entry.url))
+            .take(MAX_KNOWN)
+            .collect();
+        let listed_before = |entry: &sitemap::Entry| before.contains(&known_hash(&entry.url));
         let site_host = host_key(&request.referrer);
         if let Some(why) = &sitemap.incomplete {
             tracing::warn!(sitemap = %url, %why, pages = sitemap.pages.len(), "sitemap read in part");
@@ -410,7 +548,7 @@ impl CrawlStage {
         };
         let mut requests = Vec::new();
         if request.depth < MAX_SITEMAP_NESTING {
-            for entry in &sitemap.sitemaps {
+            for entry in sitemap.sitemaps.iter().filter(|e| !listed_before(e)) {
                 if let Some(child) = in_site(entry) {
                     requests.push(CrawlRequest {
                         url: child.into(),
@@ -422,7 +560,7 @@ impl CrawlStage {
                 }
             }
         }
-        for entry in &sitemap.pages {
+        for entry in sitemap.pages.iter().filter(|e| !listed_before(e)) {
             let Some(page) = in_site(entry) else { continue };
             if self.seen.contains(&page.as_str()) || self.emitted.contains(&page.as_str()) {
                 continue;
@@ -446,6 +584,7 @@ impl CrawlStage {
             }
             out.emit_side(&self.frontier, &host_key(&next.url), &next);
         }
+        known
     }
 }
 

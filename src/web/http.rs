@@ -73,8 +73,51 @@ pub struct Fetched {
     pub content_type: Option<String>,
     /// The `X-Robots-Tag` headers, joined with commas.
     pub robots_tag: String,
-    /// The body.
+    /// The body (empty when `not_modified`).
     pub body: Vec<u8>,
+    /// The response's validators, to make the next request for the URL conditional.
+    pub validators: Validators,
+    /// The server answered 304 Not Modified to a conditional request: the copy behind the
+    /// validators sent is current.
+    pub not_modified: bool,
+}
+
+/// The validators of a response (RFC 9110 §8.8): its `ETag` and `Last-Modified` headers, as sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Validators {
+    /// The `ETag` header; empty if none.
+    pub etag: String,
+    /// The `Last-Modified` header; empty if none.
+    pub last_modified: String,
+}
+
+impl Validators {
+    /// Whether there is nothing to make a request conditional on.
+    pub fn is_empty(&self) -> bool {
+        self.etag.is_empty() && self.last_modified.is_empty()
+    }
+}
+
+/// How a URL is asked for.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Get<'a> {
+    /// Most body bytes read.
+    pub max_bytes: usize,
+    /// A longer body is cut at `max_bytes` (else it is an error, `too_large`).
+    pub prefix: bool,
+    /// Validators of the copy already held: the request is conditional (`If-None-Match`,
+    /// `If-Modified-Since`) and a 304 answer is no error.
+    pub validators: Option<&'a Validators>,
+}
+
+impl Get<'_> {
+    /// At most `max_bytes` of body; more is an error.
+    pub fn limited(max_bytes: usize) -> Self {
+        Self {
+            max_bytes,
+            ..Self::default()
+        }
+    }
 }
 
 /// Which addresses the crawler may connect to.
@@ -250,30 +293,65 @@ impl HttpClient {
     /// Downloads `url`, reading at most `max_bytes` of body: a longer body is an error
     /// (`too_large`).
     pub async fn get(&self, url: &str, max_bytes: usize) -> Result<Fetched, FetchError> {
-        self.download(url, max_bytes, false).await
+        self.download(url, &Get::limited(max_bytes)).await
     }
 
     /// Downloads the first `max_bytes` of `url`'s body and stops reading there (robots.txt: a
     /// crawler parses the first 500 KiB and ignores the rest, RFC 9309 §2.5).
     pub async fn get_prefix(&self, url: &str, max_bytes: usize) -> Result<Fetched, FetchError> {
-        self.download(url, max_bytes, true).await
+        let get = Get {
+            prefix: true,
+            ..Get::limited(max_bytes)
+        };
+        self.download(url, &get).await
     }
 
-    async fn download(
-        &self,
-        url: &str,
-        max_bytes: usize,
-        truncate: bool,
-    ) -> Result<Fetched, FetchError> {
+    /// Downloads `url` as `get` says.
+    pub async fn download(&self, url: &str, get: &Get<'_>) -> Result<Fetched, FetchError> {
+        let (max_bytes, truncate) = (get.max_bytes, get.prefix);
         let url = Url::parse(url).map_err(|e| FetchError::new(Reason::BadUrl, e.to_string()))?;
         check_url(&self.guard, &url)?;
-        let response = self
-            .client
-            .get(url.clone())
-            .send()
-            .await
-            .map_err(classify)?;
+        let mut request = self.client.get(url.clone());
+        if let Some(held) = get.validators {
+            if !held.etag.is_empty() {
+                request = request.header(reqwest::header::IF_NONE_MATCH, &held.etag);
+            }
+            if !held.last_modified.is_empty() {
+                request = request.header(reqwest::header::IF_MODIFIED_SINCE, &held.last_modified);
+            }
+        }
+        let response = request.send().await.map_err(classify)?;
         let status = response.status();
+        let header = |name: reqwest::header::HeaderName| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let validators = Validators {
+            etag: header(reqwest::header::ETAG),
+            last_modified: header(reqwest::header::LAST_MODIFIED),
+        };
+        if status == reqwest::StatusCode::NOT_MODIFIED
+            && let Some(held) = get.validators
+        {
+            // A 304 may leave out validators that did not change.
+            let validators = if validators.is_empty() {
+                held.clone()
+            } else {
+                validators
+            };
+            return Ok(Fetched {
+                final_url: response.url().clone(),
+                content_type: None,
+                robots_tag: String::new(),
+                body: Vec::new(),
+                validators,
+                not_modified: true,
+            });
+        }
         if status.is_client_error() || status.is_server_error() {
             let reason = if status.is_client_error() {
                 Reason::Http4xx
@@ -343,6 +421,8 @@ impl HttpClient {
             content_type,
             robots_tag,
             body,
+            validators,
+            not_modified: false,
         })
     }
 }

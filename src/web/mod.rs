@@ -20,7 +20,7 @@ use url::Url;
 use crate::config::HttpConfig;
 use crate::metrics::WebMetrics;
 use crate::reason::Reason;
-use crate::web::http::{FetchError, Fetched, HttpClient, HttpError, forbids_ai};
+use crate::web::http::{FetchError, Fetched, Get, HttpClient, HttpError, forbids_ai};
 use crate::web::robots::{RobotsCache, product_token};
 use polite::Politeness;
 
@@ -86,13 +86,13 @@ impl Web {
     }
 
     /// One polite request with retries on 429/503.
-    async fn polite_get(&self, url: &str, max_bytes: usize) -> Result<Fetched, FetchError> {
+    async fn polite_get(&self, url: &str, get: &Get<'_>) -> Result<Fetched, FetchError> {
         let host = host_of(url);
         let mut attempt = 0;
         loop {
             let result = {
                 let _permit = self.polite.acquire(&host).await;
-                self.http.get(url, max_bytes).await
+                self.http.download(url, get).await
             };
             match result {
                 Err(error) if error.is_throttle() => {
@@ -119,11 +119,16 @@ impl Web {
     /// follows redirects itself, so the target is checked once the response is in, and a disallowed
     /// one's body is dropped unused.
     pub async fn get(&self, url: &str, max_bytes: usize) -> Result<Fetched, FetchError> {
+        self.download(url, &Get::limited(max_bytes)).await
+    }
+
+    /// [`Web::get`], asking as `get` says (a prefix, or conditionally on a copy held).
+    pub async fn download(&self, url: &str, get: &Get<'_>) -> Result<Fetched, FetchError> {
         if let Some(robots) = &self.robots {
             let crawl_delay = robots.check(url).await?;
             self.pace(url, crawl_delay);
         }
-        let fetched = self.polite_get(url, max_bytes).await?;
+        let fetched = self.polite_get(url, get).await?;
         if let Some(robots) = &self.robots
             && fetched.final_url.as_str() != url
         {
