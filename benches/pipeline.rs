@@ -8,6 +8,8 @@
 //!   own: libjpeg-turbo where build.rs found it), and the fetch stage's CPU work (decode, resize to
 //!   512 px, re-encode, hash) on a 640x480 and a 1200x800 JPEG.
 //! - `html`: candidate and link extraction from HTML, in bytes per second.
+//! - `sitemap`: reading a protocol-maximum sitemap (50,000 URLs with `<lastmod>`, 6.7 MB), plain
+//!   and gzip-compressed, in entries per second.
 //! - `filter`: the text chains of the cc12m and alt200m presets over real alt texts (fetched by
 //!   `scripts/fetch_captions.sh`; skipped without them);
 //! - `dedup`: the dedup stage's near-duplicate search among 100k kept perceptual hashes.
@@ -295,6 +297,38 @@ fn html(c: &mut Criterion) {
     group.finish();
 }
 
+fn sitemap(c: &mut Criterion) {
+    use std::io::Write;
+    let entries: String = (0..50_000)
+        .map(|i| {
+            format!(
+                "<url><loc>https://www.example.com/news/2026/11/{i}/a-story-about-{i}.html</loc>\
+                 <lastmod>2026-11-25T10:{:02}:00+00:00</lastmod></url>\n",
+                i % 60
+            )
+        })
+        .collect();
+    let xml = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n{entries}</urlset>\n"
+    );
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gzip.write_all(xml.as_bytes()).unwrap();
+    let gzip = gzip.finish().unwrap();
+    let mut group = c.benchmark_group("sitemap");
+    group.throughput(Throughput::Elements(50_000));
+    group.sample_size(20);
+    for (name, body) in [("urlset_50k", xml.as_bytes()), ("urlset_50k_gzip", &gzip[..])] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let read = altflow::web::sitemap::parse(black_box(body), 50 << 20, 50_000);
+                assert_eq!(read.pages.len(), 50_000);
+            })
+        });
+    }
+    group.finish();
+}
+
 fn filter(c: &mut Criterion) {
     use altflow::filter::{Preset, Rules, TextFilter};
     let mut group = c.benchmark_group("filter");
@@ -377,6 +411,7 @@ criterion_group!(
     resize,
     fetch_image,
     html,
+    sitemap,
     filter,
     dedup,
     relatedness
