@@ -318,7 +318,10 @@ fn sitemap(c: &mut Criterion) {
     let mut group = c.benchmark_group("sitemap");
     group.throughput(Throughput::Elements(50_000));
     group.sample_size(20);
-    for (name, body) in [("urlset_50k", xml.as_bytes()), ("urlset_50k_gzip", &gzip[..])] {
+    for (name, body) in [
+        ("urlset_50k", xml.as_bytes()),
+        ("urlset_50k_gzip", &gzip[..]),
+    ] {
         group.bench_function(name, |b| {
             b.iter(|| {
                 let read = altflow::web::sitemap::parse(black_box(body), 50 << 20, 50_000);

@@ -83,6 +83,29 @@ impl Fence {
         }
     }
 
+    /// The other inputs whose writers were fenced in this output (a stage added before the writer,
+    /// another group or topic): one `_fence/iIIIIIIII` folder each.
+    pub async fn other_inputs(&self) -> Result<Vec<u32>, WriterError> {
+        let dir = self.store.prefix.clone().join("_fence");
+        let listed = self
+            .store
+            .inner
+            .list_with_delimiter(Some(&dir))
+            .await
+            .map_err(|source| WriterError::Object {
+                op: "list",
+                path: dir.to_string(),
+                source,
+            })?;
+        Ok(listed
+            .common_prefixes
+            .iter()
+            .filter_map(|p| p.filename()?.strip_prefix('i'))
+            .filter_map(|hex| u32::from_str_radix(hex, 16).ok())
+            .filter(|input| Some(*input) != self.input)
+            .collect())
+    }
+
     /// Takes the next generation of `partition`, first handed `from`. Returns it with the history,
     /// itself included.
     pub async fn take(&self, partition: i32, from: i64) -> Result<(u64, History), WriterError> {

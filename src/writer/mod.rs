@@ -530,12 +530,51 @@ impl WriterStage {
             }
             ids.extend(self.read_index(&path).await?.keys.into_iter().rev());
         }
+        if ids.len() < self.config.dedup_window {
+            let wanted = self.config.dedup_window - ids.len();
+            ids.extend(self.earlier_inputs_keys(partition, wanted).await?);
+        }
         let mut recent = BoundedSet::new(self.config.dedup_window);
         for id in ids.into_iter().take(self.config.dedup_window).rev() {
             recent.insert(id);
         }
         self.recent.insert(partition, recent);
         Ok(true)
+    }
+
+    /// Up to `wanted` sample ids of the newest shards of `partition` that other inputs' writers
+    /// landed in this output, newest first. After the pipeline's stages change, the writer reads
+    /// a new input under a new identity, and records replayed upstream across the change (a
+    /// member killed before committing) reach it again: the ids the old writers wrote last keep
+    /// them from being written twice. Messages are keyed by sample id, so with the same number of
+    /// partitions a sample has the same partition number in the old input and the new one.
+    async fn earlier_inputs_keys(
+        &self,
+        partition: i32,
+        wanted: usize,
+    ) -> Result<Vec<String>, WriterError> {
+        let Some(fence) = &self.fence else {
+            return Ok(Vec::new());
+        };
+        let mut indexes = Vec::new();
+        for input in fence.other_inputs().await? {
+            let prefix = ShardName::partition_prefix(Some(input), None, partition);
+            for meta in list_names_starting(&self.store, &prefix).await? {
+                if meta.location.as_ref().ends_with(".parquet") {
+                    indexes.push((meta.last_modified, meta.location));
+                }
+            }
+        }
+        indexes.sort_by_key(|(modified, _)| std::cmp::Reverse(*modified));
+        let mut keys = Vec::new();
+        for (_, path) in indexes {
+            if keys.len() >= wanted {
+                break;
+            }
+            keys.extend(self.read_index(&path).await?.keys.into_iter().rev());
+        }
+        keys.truncate(wanted);
+        Ok(keys)
     }
 
     /// The keys and last input offset of the index at `path`.
@@ -1512,6 +1551,49 @@ mod tests {
             for name in &before {
                 assert!(replayed.contains(name), "{name} was deleted: {replayed:?}");
             }
+        }
+    }
+
+    /// A stage added before the writer: records replayed upstream across the change (a member
+    /// killed before it committed) reach the new input's writer, which remembers what the old
+    /// input's writers wrote last and drops them. (In the soak of 2026-11-26, 167 samples were
+    /// written twice this way, before the window was seeded.)
+    #[tokio::test]
+    async fn samples_the_old_inputs_writer_wrote_are_not_written_again_after_a_change() {
+        for (_dir, store) in memory_and_local_stores() {
+            let mut out = emitter();
+            let batch: Vec<(i64, Sample)> = (0..6).map(|n| (n as i64, sample(n))).collect();
+            let mut old = writer(&store, 2)
+                .for_input("altflow-write", "pairs")
+                .fenced();
+            old.process(inputs(0, &batch), &mut out).await.unwrap();
+            old.finish(&mut out).await.unwrap();
+            out.take();
+
+            let mut new = writer(&store, 2)
+                .for_input("altflow-write", "samples")
+                .fenced();
+            let replayed = [(0, sample(4)), (1, sample(5)), (2, sample(20))];
+            new.process(inputs(0, &replayed), &mut out).await.unwrap();
+            new.finish(&mut out).await.unwrap();
+            let rejected: Vec<String> = out
+                .take()
+                .0
+                .iter()
+                .filter(|m| &*m.topic == "rejects")
+                .map(|m| Reject::from_bytes(&m.payload).unwrap())
+                .map(|r| format!("{} {}", r.reason, r.id))
+                .collect();
+            let duplicate = |n| format!("duplicate {}", sample(n).id());
+            assert_eq!(rejected, [duplicate(4), duplicate(5)]);
+            let new_prefix = ShardName::partition_prefix(new.input, None, 0);
+            let written: Vec<String> = objects(&store)
+                .await
+                .into_iter()
+                .filter(|(n, _)| n.starts_with(&new_prefix) && n.ends_with(".parquet"))
+                .flat_map(|(_, index)| index::read_written(index.into()).unwrap().keys)
+                .collect();
+            assert_eq!(written, [sample(20).id().to_string()]);
         }
     }
 
