@@ -22,6 +22,7 @@ use std::sync::Arc;
 use url::Url;
 
 use crate::bounded::{BoundedCounter, SeenFilter};
+use crate::bus::stable_hash;
 use crate::config::{CrawlConfig, RetryConfig};
 use crate::reason::Reason;
 use crate::record::{CrawlRequest, Resource, sample_id};
@@ -41,12 +42,6 @@ const MAX_SITEMAP_NESTING: u32 = 2;
 /// a broker's message limit). What a visit gives past it counts as new again on the next visit,
 /// and the member's seen filter stops most of it.
 const MAX_KNOWN: usize = 16_384;
-
-/// A stable 64-bit hash of `text` (the first 8 bytes of its SHA-256), the same in every member and
-/// every run: what [`CrawlRequest::known`] holds.
-fn known_hash(text: &str) -> u64 {
-    u64::from_str_radix(&sample_id(text, "")[..16], 16).expect("sample ids are hex")
-}
 
 /// Whether a link found on `page` may be followed: to one of `allowed_domains` (or a subdomain), or,
 /// when none are configured, to the page's own host.
@@ -76,7 +71,7 @@ pub struct CrawlStage {
     /// Sitemaps read per site host, and page URLs taken from them.
     sitemaps_per_host: BoundedCounter<String>,
     sitemap_urls_per_host: BoundedCounter<String>,
-    /// The latest revisit round admitted per URL (by [`known_hash`]): a crash replays parked
+    /// The latest revisit round admitted per URL (by [`stable_hash`]): a crash replays parked
     /// revisits that were already sent back and parked again, and the older copy is dropped here
     /// instead of scheduling a second series of visits.
     rounds: BoundedCounter<u64>,
@@ -260,7 +255,7 @@ impl Pipelined for CrawlStage {
             && input.record.round > 0
             && !self
                 .rounds
-                .raise(known_hash(&input.record.url), input.record.round)
+                .raise(stable_hash(input.record.url.as_bytes()), input.record.round)
         {
             tracing::debug!(url = %input.record.url, round = input.record.round, "an older copy of a revisit, dropped");
             return None;
@@ -377,7 +372,7 @@ impl Pipelined for CrawlStage {
         let before: std::collections::HashSet<u64> = request.known.iter().copied().collect();
         let mut known = Vec::new();
         for image in page.images.iter().filter(|_| !opted_out) {
-            let hash = known_hash(&sample_id(image.url.as_str(), &image.alt));
+            let hash = stable_hash(sample_id(image.url.as_str(), &image.alt).as_bytes());
             if known.len() < MAX_KNOWN {
                 known.push(hash);
             }
@@ -400,24 +395,28 @@ impl Pipelined for CrawlStage {
             if !in_scope(&link, &final_url, &self.config.allowed_domains) {
                 continue;
             }
-            let url = link.to_string();
-            // Each link goes to the frontier once, however many pages point to it.
-            if self.seen.contains(&url) || !self.emitted.insert(&url) {
-                continue;
-            }
             let next = CrawlRequest {
-                url,
+                url: link.into(),
                 depth: request.depth + 1,
                 referrer: final_url.to_string(),
                 ..CrawlRequest::default()
             };
-            out.emit_side(&self.frontier, &host_key(&next.url), &next);
+            self.send(&next, out);
         }
         Ok(())
     }
 }
 
 impl CrawlStage {
+    /// Sends `request` to the frontier, keyed by its host, unless its URL was crawled or sent
+    /// already: each URL goes once, however many pages or sitemaps name it.
+    fn send(&mut self, request: &CrawlRequest, out: &mut Emitter) {
+        if self.seen.contains(&request.url) || !self.emitted.insert(&request.url) {
+            return;
+        }
+        out.emit_side(&self.frontier, &host_key(&request.url), request);
+    }
+
     /// Parks `request` on the retry topic for its next visit, `crawl.revisit` from now, with the
     /// validators and what this visit gave; unless revisits are off or its rounds are spent.
     fn schedule_revisit(
@@ -484,37 +483,24 @@ impl CrawlStage {
     /// each keyed by its own host.
     fn emit_site_sitemaps(&mut self, page: &Url, listed: Vec<String>, out: &mut Emitter) {
         let site = page.join("/").map(String::from).unwrap_or_default();
-        let requests: Vec<CrawlRequest> = if listed.is_empty() {
-            let guess = page.join("/sitemap.xml").map(String::from);
-            guess
-                .into_iter()
-                .map(|url| CrawlRequest {
-                    url,
-                    referrer: site.clone(),
-                    resource: Resource::SitemapGuess as i32,
-                    ..CrawlRequest::default()
-                })
-                .collect()
-        } else {
-            // A robots.txt may name sitemaps on other hosts (sitemaps.org's cross-submission):
-            // any absolute http(s) URL; the pages they list must still be the site's.
-            listed
-                .into_iter()
-                .filter_map(|url| page.join(&url).ok())
-                .filter(|url| matches!(url.scheme(), "http" | "https"))
-                .map(|url| CrawlRequest {
-                    url: url.into(),
-                    referrer: site.clone(),
-                    resource: Resource::Sitemap as i32,
-                    ..CrawlRequest::default()
-                })
-                .collect()
+        let (listed, resource) = match listed.is_empty() {
+            true => (vec!["/sitemap.xml".to_string()], Resource::SitemapGuess),
+            false => (listed, Resource::Sitemap),
         };
-        for request in requests {
-            if self.seen.contains(&request.url) || !self.emitted.insert(&request.url) {
-                continue;
-            }
-            out.emit_side(&self.frontier, &host_key(&request.url), &request);
+        // A robots.txt may name sitemaps on other hosts (sitemaps.org's cross-submission): any
+        // absolute http(s) URL; the pages they list must still be the site's.
+        let urls = listed
+            .iter()
+            .filter_map(|url| page.join(url).ok())
+            .filter(|url| matches!(url.scheme(), "http" | "https"));
+        for url in urls {
+            let request = CrawlRequest {
+                url: url.into(),
+                referrer: site.clone(),
+                resource: resource as i32,
+                ..CrawlRequest::default()
+            };
+            self.send(&request, out);
         }
     }
 
@@ -533,10 +519,11 @@ impl CrawlStage {
         };
         let before: std::collections::HashSet<u64> = request.known.iter().copied().collect();
         let known: Vec<u64> = (sitemap.sitemaps.iter().chain(&sitemap.pages))
-            .map(|entry| known_hash(&entry.url))
+            .map(|entry| stable_hash(entry.url.as_bytes()))
             .take(MAX_KNOWN)
             .collect();
-        let listed_before = |entry: &sitemap::Entry| before.contains(&known_hash(&entry.url));
+        let listed_before =
+            |entry: &sitemap::Entry| before.contains(&stable_hash(entry.url.as_bytes()));
         let site_host = host_key(&request.referrer);
         if let Some(why) = &sitemap.incomplete {
             tracing::warn!(sitemap = %url, %why, pages = sitemap.pages.len(), "sitemap read in part");
@@ -578,11 +565,8 @@ impl CrawlStage {
                 ..CrawlRequest::default()
             });
         }
-        for next in requests {
-            if !self.emitted.insert(&next.url) {
-                continue;
-            }
-            out.emit_side(&self.frontier, &host_key(&next.url), &next);
+        for next in &requests {
+            self.send(next, out);
         }
         known
     }

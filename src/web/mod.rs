@@ -2,8 +2,9 @@
 //! of a good web citizen apply to both: the guarded HTTP client (SSRF guard, limits), robots.txt,
 //! `X-Robots-Tag: noai`/`noimageai` opt-outs, and per-host politeness: at most
 //! `http.per_host_concurrency` requests in flight to a host, `http.min_host_delay` between their
-//! starts (or the host's robots.txt `Crawl-delay`, up to `http.max_crawl_delay`), and a host that answers 429/503 is left alone for its `Retry-After` (or an exponential
-//! backoff), after which the request is retried up to `http.max_retries` times.
+//! starts (or the host's robots.txt `Crawl-delay`, up to `http.max_crawl_delay`), and a host that
+//! answers 429/503 is left alone for its `Retry-After` (or an exponential backoff), after which the
+//! request is retried up to `http.max_retries` times.
 
 pub mod html;
 pub mod http;
@@ -73,25 +74,28 @@ impl Web {
         })
     }
 
-    /// Paces `url`'s host by the `Crawl-delay` its robots.txt asked for, capped at
+    /// Paces `host` by the `Crawl-delay` its robots.txt asked for, capped at
     /// `http.max_crawl_delay` (a host asking for more is counted), or by the minimum delay alone.
-    fn pace(&self, url: &str, crawl_delay: Option<Duration>) {
+    fn pace(&self, host: &str, crawl_delay: Option<Duration>) {
         let asked = crawl_delay.unwrap_or_default();
         let delay = asked.min(self.max_crawl_delay);
-        let host = host_of(url);
-        if self.polite.pace(&host, delay) && asked > delay {
+        if self.polite.pace(host, delay) && asked > delay {
             self.metrics.crawl_delay_capped();
             tracing::info!(%host, ?asked, paced = ?delay, "Crawl-delay above http.max_crawl_delay: paced at the cap");
         }
     }
 
-    /// One polite request with retries on 429/503.
-    async fn polite_get(&self, url: &str, get: &Get<'_>) -> Result<Fetched, FetchError> {
-        let host = host_of(url);
+    /// One polite request to `url` on `host` with retries on 429/503.
+    async fn polite_get(
+        &self,
+        url: &str,
+        host: &str,
+        get: &Get<'_>,
+    ) -> Result<Fetched, FetchError> {
         let mut attempt = 0;
         loop {
             let result = {
-                let _permit = self.polite.acquire(&host).await;
+                let _permit = self.polite.acquire(host).await;
                 self.http.download(url, get).await
             };
             match result {
@@ -101,7 +105,7 @@ impl Web {
                         .unwrap_or(Duration::from_secs(1 << attempt.min(10)));
                     // A server may ask for any wait: hold the host back no longer than we would
                     // wait ourselves, so one answer cannot stall every request to it.
-                    self.polite.back_off(&host, asked.min(self.max_retry_wait));
+                    self.polite.back_off(host, asked.min(self.max_retry_wait));
                     if attempt >= self.max_retries || asked > self.max_retry_wait {
                         return Err(error);
                     }
@@ -124,11 +128,12 @@ impl Web {
 
     /// [`Web::get`], asking as `get` says (a prefix, or conditionally on a copy held).
     pub async fn download(&self, url: &str, get: &Get<'_>) -> Result<Fetched, FetchError> {
+        let host = host_of(url);
         if let Some(robots) = &self.robots {
             let crawl_delay = robots.check(url).await?;
-            self.pace(url, crawl_delay);
+            self.pace(&host, crawl_delay);
         }
-        let fetched = self.polite_get(url, get).await?;
+        let fetched = self.polite_get(url, &host, get).await?;
         if let Some(robots) = &self.robots
             && fetched.final_url.as_str() != url
         {

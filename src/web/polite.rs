@@ -2,11 +2,12 @@
 //!
 //! Every host has its own queue: a fair (FIFO) semaphore of `http.per_host_concurrency` slots, and a
 //! pacer that spaces the starts of its requests by `http.min_host_delay` (or the host's robots.txt
-//! `Crawl-delay`, when longer) and holds them back while a server's `Retry-After` runs. A request waits in its host's queue first, and takes one of the
-//! member's `http.concurrency` connections only when its host would let it start. So a slow or
-//! throttled host's waiting requests hold no connection, and a request to any other host starts as
-//! soon as a connection is free: the model of StormCrawler's FetcherBolt and Nutch's fetcher, whose
-//! fetch threads take from whichever host queue is ready.
+//! `Crawl-delay`, when longer) and holds them back while a server's `Retry-After` runs. A request
+//! waits in its host's queue first, and takes one of the member's `http.concurrency` connections
+//! only when its host would let it start. So a slow or throttled host's waiting requests hold no
+//! connection, and a request to any other host starts as soon as a connection is free: the model of
+//! StormCrawler's FetcherBolt and Nutch's fetcher, whose fetch threads take from whichever host
+//! queue is ready.
 //!
 //! Nothing polls: waiters sleep on the semaphores' FIFO queues or, for the one request at the head of
 //! a host's pacer, until the host's next allowed start.
