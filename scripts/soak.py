@@ -6,10 +6,10 @@ members of each of filter, fetch, write and retry as `altflow stage` processes, 
 ranks (python/tests/reader_proc.py) following the `shards` topic. Every FEED seconds it seeds a new
 slice of the web's URLs; every CHAOS seconds it SIGKILLs a random member (restarted at once) or
 SIGSTOPs one past its session timeout (then SIGCONT). At CHANGE_AT seconds the pipeline's stages
-change: `qgen` goes in front of the writers — writers of the new pipeline start, the old ones stop,
-then two qgen members start (qgen's group takes `pairs` over where the writers' group stopped). At BROKER_RESTART_AT seconds
-the broker is SIGKILLed and started again on its storage (tansu's S3 engine on a local moto S3
-server). After SECONDS it stops seeding, waits for the output to hold every image the web serves,
+change: `qgen` goes in front of the writers — writers of the new pipeline start and join, the old
+ones stop, then two qgen members start (qgen's group takes `pairs` over where the writers' group
+stopped). At BROKER_RESTART_AT seconds the broker is SIGKILLed and started again on its storage
+(tansu's S3 engine on a local moto S3 server). After SECONDS it stops seeding, waits for the output to hold every image the web serves,
 stops the members and waits for the readers.
 
 It fails (exit 1) unless: every served image is in exactly one shard, no 404 is, and the two ranks

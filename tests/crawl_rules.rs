@@ -654,16 +654,16 @@ fn a_revisit_emits_only_new_images_and_an_unchanged_page_costs_a_304() {
         "{funnel}"
     );
     let asked = asked.lock().unwrap().clone();
-    let pages: Vec<_> = asked.iter().filter(|a| a.0.ends_with(".html")).collect();
+    let visits = |path: &str| asked.iter().filter(|a| a.0 == path).collect::<Vec<_>>();
     // Each page twice: first plainly, then conditionally on what the first visit answered.
-    let changing: Vec<_> = pages.iter().filter(|a| a.0 == "/changing.html").collect();
+    let changing = visits("/changing.html");
     assert_eq!(changing.len(), 2, "{asked:?}");
     assert_eq!(
         (&*changing[1].1, changing[1].3),
         ("\"v1\"", 200),
         "{asked:?}"
     );
-    let still: Vec<_> = pages.iter().filter(|a| a.0 == "/still.html").collect();
+    let still = visits("/still.html");
     assert_eq!(still.len(), 2, "{asked:?}");
     assert_eq!(
         (&*still[1].2, still[1].3),
@@ -671,8 +671,7 @@ fn a_revisit_emits_only_new_images_and_an_unchanged_page_costs_a_304() {
         "{asked:?}"
     );
     // The old image was not fetched again: it was not emitted again.
-    let ones = asked.iter().filter(|a| a.0 == "/img/one.jpg").count();
-    assert_eq!(ones, 1, "{asked:?}");
+    assert_eq!(visits("/img/one.jpg").len(), 1, "{asked:?}");
     assert!(
         common::funnel_row(&funnel, "crawl")
             .join(" ")

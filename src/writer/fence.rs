@@ -69,10 +69,15 @@ impl Fence {
         Self { store, input }
     }
 
+    /// `_fence` under the store's prefix: one folder per input.
+    fn root(&self) -> Path {
+        self.store.prefix.clone().join("_fence")
+    }
+
     /// `_fence/iIIIIIIII/pPPPP` under the store's prefix, or the generation's object in it.
     fn path(&self, partition: i32, generation: Option<u64>) -> Path {
         // One `join` per segment: a joined string with a slash in it would be one escaped segment.
-        let mut dir = self.store.prefix.clone().join("_fence");
+        let mut dir = self.root();
         if let Some(input) = self.input {
             dir = dir.join(format!("i{input:08x}"));
         }
@@ -86,7 +91,7 @@ impl Fence {
     /// The other inputs whose writers were fenced in this output (a stage added before the writer,
     /// another group or topic): one `_fence/iIIIIIIII` folder each.
     pub async fn other_inputs(&self) -> Result<Vec<u32>, WriterError> {
-        let dir = self.store.prefix.clone().join("_fence");
+        let dir = self.root();
         let listed = self
             .store
             .inner

@@ -310,6 +310,10 @@ pub struct WriterStage {
     ownership: Ownership,
     /// [`FENCED_OFF_LIMIT`]; shorter in tests.
     fenced_off_limit: Duration,
+    /// The other inputs fenced in this output, listed at the first adoption that looks for them:
+    /// they were written before this input existed (the pipeline's stages changed), so a member
+    /// lists them once, not at every adoption.
+    earlier_inputs: Option<Vec<u32>>,
 }
 
 /// How long a partition may stay fenced off while the consumer still says this member owns it.
@@ -338,6 +342,7 @@ impl WriterStage {
             resume: HashMap::new(),
             ownership: Ownership::everything(),
             fenced_off_limit: FENCED_OFF_LIMIT,
+            earlier_inputs: None,
         }
     }
 
@@ -549,15 +554,18 @@ impl WriterStage {
     /// them from being written twice. Messages are keyed by sample id, so with the same number of
     /// partitions a sample has the same partition number in the old input and the new one.
     async fn earlier_inputs_keys(
-        &self,
+        &mut self,
         partition: i32,
         wanted: usize,
     ) -> Result<Vec<String>, WriterError> {
         let Some(fence) = &self.fence else {
             return Ok(Vec::new());
         };
+        if self.earlier_inputs.is_none() {
+            self.earlier_inputs = Some(fence.other_inputs().await?);
+        }
         let mut indexes = Vec::new();
-        for input in fence.other_inputs().await? {
+        for &input in self.earlier_inputs.iter().flatten() {
             let prefix = ShardName::partition_prefix(Some(input), None, partition);
             for meta in list_names_starting(&self.store, &prefix).await? {
                 if meta.location.as_ref().ends_with(".parquet") {
@@ -1017,6 +1025,16 @@ mod tests {
         )
     }
 
+    /// The rejections `out` holds, taking everything it holds.
+    fn rejects(out: &mut Emitter) -> Vec<Reject> {
+        out.take()
+            .0
+            .iter()
+            .filter(|m| &*m.topic == "rejects")
+            .map(|m| Reject::from_bytes(&m.payload).unwrap())
+            .collect()
+    }
+
     fn writer(store: &Store, max_records: usize) -> WriterStage {
         let config = WriteConfig {
             output: "memory://".into(),
@@ -1149,13 +1167,7 @@ mod tests {
         let mut out = emitter();
         let batch = [(0, sample(1)), (1, sample(1)), (2, sample(2))];
         stage.process(inputs(0, &batch), &mut out).await.unwrap();
-        let rejected: Vec<Reject> = out
-            .take()
-            .0
-            .iter()
-            .filter(|m| &*m.topic == "rejects")
-            .map(|m| Reject::from_bytes(&m.payload).unwrap())
-            .collect();
+        let rejected = rejects(&mut out);
         assert_eq!(rejected.len(), 1);
         assert_eq!(rejected[0].reason, "duplicate");
 
@@ -1576,12 +1588,8 @@ mod tests {
             let replayed = [(0, sample(4)), (1, sample(5)), (2, sample(20))];
             new.process(inputs(0, &replayed), &mut out).await.unwrap();
             new.finish(&mut out).await.unwrap();
-            let rejected: Vec<String> = out
-                .take()
-                .0
+            let rejected: Vec<String> = rejects(&mut out)
                 .iter()
-                .filter(|m| &*m.topic == "rejects")
-                .map(|m| Reject::from_bytes(&m.payload).unwrap())
                 .map(|r| format!("{} {}", r.reason, r.id))
                 .collect();
             let duplicate = |n| format!("duplicate {}", sample(n).id());
