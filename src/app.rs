@@ -13,12 +13,13 @@ use crate::bus::kafka::{KafkaBus, KafkaSettings};
 use crate::bus::{Bus, BusError, Consumer, OutMessage, Producer, TopicSpec};
 use crate::config::{BusKind, ConfigError, Pipeline, StageName};
 use crate::metrics::{self, StageTotals};
-use crate::record::{Candidate, CrawlRequest, Record};
+use crate::record::{ArchiveSegment, Candidate, CrawlRequest, Record};
 use crate::stage::pipelined::run_pipelined;
 use crate::stage::runner::{RunnerSettings, run_stage};
 use crate::stage::{Pipelined, Stage, StageError};
 use crate::stages::crawl::CrawlStage;
 use crate::stages::dedup::DedupStage;
+use crate::stages::extract::ExtractStage;
 use crate::stages::failures::FailuresStage;
 use crate::stages::fetch::FetchStage;
 use crate::stages::filter::FilterStage;
@@ -212,23 +213,66 @@ pub async fn seed(
         tracing::info!(list = %list.path.display(), candidates = read, "published a URL list");
         count += read as usize;
     }
-    // Opt-outs are honoured in archived pages as they are in crawled ones.
-    let agent = pipeline
-        .http
-        .respect_robots
-        .then(|| crate::web::robots::product_token(&pipeline.http.user_agent));
-    for archive in &pipeline.archives {
-        // One damaged archive does not lose the others: its error is logged, the next one is read.
-        match crate::sources::read_archive(archive, agent.clone(), 1000, send).await {
-            Ok(read) => {
-                tracing::info!(archive = %archive.path, candidates = read, "published an archive");
-                count += read as usize;
+    let agent = opt_out_agent(pipeline);
+    let extract = pipeline.stages.contains(&StageName::Extract);
+    let archives_topic: Arc<str> = Arc::from(pipeline.topic("archives"));
+    for (source, archive) in pipeline.archives.iter().enumerate() {
+        let files = crate::sources::listing::list_archives(archive).await?;
+        if files.is_empty() {
+            tracing::warn!(?archive, "an [[archives]] entry names no file");
+        }
+        if extract {
+            // The extract stage's members share the files out; each is one record, keyed by the
+            // file so that its segments follow one another on one partition.
+            let messages: Vec<OutMessage> = files
+                .iter()
+                .map(|path| OutMessage {
+                    topic: archives_topic.clone(),
+                    key: path.clone().into_bytes().into(),
+                    payload: ArchiveSegment {
+                        path: path.clone(),
+                        source: source as u32,
+                        ..Default::default()
+                    }
+                    .to_bytes()
+                    .into(),
+                })
+                .collect();
+            producer.send_all(messages).await?;
+            tracing::info!(
+                files = files.len(),
+                "published archives for the extract stage"
+            );
+            count += files.len();
+            continue;
+        }
+        for path in files {
+            let file = crate::config::ArchiveConfig {
+                path,
+                ..archive.clone()
+            };
+            // One damaged archive does not lose the others: its error is logged, the next one is
+            // read.
+            match crate::sources::read_archive(&file, agent.clone(), 1000, send).await {
+                Ok(read) => {
+                    tracing::info!(archive = %file.path, candidates = read, "published an archive");
+                    count += read as usize;
+                }
+                Err(error) => tracing::error!(%error, "archive not read to its end"),
             }
-            Err(error) => tracing::error!(%error, "archive not read to its end"),
         }
     }
     sender.finish()?;
     Ok(count)
+}
+
+/// The product token whose opt-outs (`noai`, `noimageai`) archived pages are checked for, as
+/// crawled ones are; `None` when robots rules are off.
+fn opt_out_agent(pipeline: &Pipeline) -> Option<String> {
+    pipeline
+        .http
+        .respect_robots
+        .then(|| crate::web::robots::product_token(&pipeline.http.user_agent))
 }
 
 /// A member of `stage`'s consumer group on its input topic.
@@ -313,6 +357,25 @@ pub fn spawn_stage(
                 topic("frontier"),
             );
             launch.pipelined(s)
+        }
+        StageName::Extract => {
+            let mut s = ExtractStage::new(
+                pipeline.extract.clone(),
+                pipeline.archives.clone(),
+                pipeline.retry.clone(),
+                opt_out_agent(pipeline),
+                output,
+            );
+            if pipeline.bus.kind == BusKind::Kafka {
+                let store = Store::open(&pipeline.write.output, &pipeline.write.store_options)
+                    .map_err(|e| fail(e.into()))?;
+                s = s.with_progress(store, &pipeline.group(stage));
+            }
+            // A batch is the files read at once: each segment's candidates are held until the
+            // batch is sent.
+            let mut launch = launch;
+            launch.settings.batch_size = pipeline.extract.files_at_once;
+            launch.batch(s)
         }
         StageName::Filter => {
             let s = FilterStage::new(rules()?, output);

@@ -38,6 +38,9 @@ struct Metrics {
     last_shard: IntGauge,
     shards_fenced: IntCounter,
     shards_adopted: IntCounter,
+    reads_resumed: IntCounter,
+    archive_bytes: IntCounterVec,
+    archive_segments_skipped: IntCounterVec,
     names: Vec<String>,
 }
 
@@ -186,6 +189,22 @@ fn metrics() -> &'static Metrics {
             "Shards landed but not committed by a partition's previous owner that its new owner \
              kept, skipping their records instead of writing them again.",
         );
+        let reads_resumed = plain(
+            "source_reads_resumed_total",
+            "Object-store reads of a source file (an archive, a URL list) that broke and were \
+             resumed with a ranged request.",
+        );
+        let archive_bytes = counter(
+            "archive_bytes_read_total",
+            "Bytes of archive files (as stored, compressed) an extract member read.",
+            &["stage"],
+        );
+        let archive_segments_skipped = counter(
+            "archive_segments_skipped_total",
+            "Archive segments not read because the file's progress was already past them (a \
+             segment published twice around a member's crash).",
+            &["stage"],
+        );
         let mut names = names.into_inner();
         names.sort();
         Metrics {
@@ -214,6 +233,9 @@ fn metrics() -> &'static Metrics {
             last_shard,
             shards_fenced,
             shards_adopted,
+            reads_resumed,
+            archive_bytes,
+            archive_segments_skipped,
         }
     })
 }
@@ -337,10 +359,31 @@ impl StageMetrics {
         metrics().shards_fenced.inc();
     }
 
+    /// `bytes` of an archive file read (as stored).
+    pub fn archive_read(&self, bytes: u64) {
+        metrics()
+            .archive_bytes
+            .with_label_values(&[self.stage])
+            .inc_by(bytes);
+    }
+
+    /// An archive segment was skipped: the file's progress was past it.
+    pub fn archive_segment_skipped(&self) {
+        metrics()
+            .archive_segments_skipped
+            .with_label_values(&[self.stage])
+            .inc();
+    }
+
     /// One shard of a previous owner kept at an adoption.
     pub fn shard_adopted(&self) {
         metrics().shards_adopted.inc();
     }
+}
+
+/// A source file's object-store read broke and was resumed.
+pub fn source_read_resumed() {
+    metrics().reads_resumed.inc();
 }
 
 /// The HTTP gauges of one stage's politeness queues.

@@ -104,6 +104,9 @@ pub enum Reason {
     /// A page or sitemap parked until its next visit (`crawl.revisit`): a reason to go through
     /// the retry topic, never a rejection.
     Revisit,
+    /// An archive file is damaged (corrupt gzip data, a malformed record, an end inside a
+    /// record), or could not be read: what came before the damage was kept.
+    Archive,
 }
 
 impl Reason {
@@ -166,6 +169,7 @@ impl Reason {
             Reason::Nsfw => "nsfw",
             Reason::ScoreError => "score_error",
             Reason::Revisit => "revisit",
+            Reason::Archive => "archive",
         }
     }
 }

@@ -94,6 +94,39 @@ impl Record for CrawlRequest {
     const KIND: &'static str = "crawl_request";
 }
 
+/// A part of a web archive (WARC or WAT file) for the extract stage to read: the file, and where
+/// to start. Seeding publishes one per file, from byte 0; a member that has read a segment's worth
+/// publishes the next segment of the same file with its candidates, so the file's progress is
+/// acknowledged together with what it yielded, and a member that dies mid-file costs at most one
+/// segment read twice.
+#[derive(Clone, PartialEq, Message)]
+pub struct ArchiveSegment {
+    /// The file: a local path or an object-store URL.
+    #[prost(string, tag = "1")]
+    pub path: String,
+    /// Byte offset to read from: 0, or the start of a gzip member (a record, in an uncompressed
+    /// file) where the previous segment stopped.
+    #[prost(uint64, tag = "2")]
+    pub start: u64,
+    /// Segments of this file before this one (0 for the first).
+    #[prost(uint32, tag = "3")]
+    pub index: u32,
+    /// Candidates the file gave before this segment.
+    #[prost(uint64, tag = "4")]
+    pub candidates: u64,
+    /// Earlier attempts at this segment that failed transiently (0 on the first try).
+    #[prost(uint32, tag = "5")]
+    pub attempt: u32,
+    /// The `[[archives]]` entry the file was listed from (its index in the pipeline file), whose
+    /// store options the reading member uses; credentials never travel on the bus.
+    #[prost(uint32, tag = "6")]
+    pub source: u32,
+}
+
+impl Record for ArchiveSegment {
+    const KIND: &'static str = "archive_segment";
+}
+
 /// An image with its alt text, found on a page, not downloaded yet.
 #[derive(Clone, PartialEq, Message)]
 pub struct Candidate {

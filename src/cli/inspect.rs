@@ -97,7 +97,7 @@ fn extract_warc(path: &std::path::Path, counts_only: bool) -> anyhow::Result<()>
     let mut counts: std::collections::BTreeMap<String, u64> = Default::default();
     let mut total = 0u64;
     // Opt-outs are the crawl's business: extraction shows everything there is.
-    let mut candidates = altflow::sources::ArchiveCandidates::new(None);
+    let candidates = altflow::sources::ArchiveCandidates::new(None);
     for (index, record) in reader.enumerate() {
         let record = record.with_context(|| format!("reading {}", path.display()))?;
         total += 1;

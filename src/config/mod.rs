@@ -69,6 +69,9 @@ impl fmt::Display for Problem {
 pub enum StageName {
     /// Fetches pages from the frontier and emits image candidates and new links.
     Crawl,
+    /// Reads web archives (WARC and WAT files) named on the `archives` topic and emits their
+    /// image candidates, a segment at a time.
+    Extract,
     /// Applies the text rules to candidates.
     Filter,
     /// Downloads, checks and re-encodes images.
@@ -90,8 +93,9 @@ pub enum StageName {
 
 impl StageName {
     /// Every stage, in dataflow order.
-    pub const ALL: [StageName; 9] = [
+    pub const ALL: [StageName; 10] = [
         StageName::Crawl,
+        StageName::Extract,
         StageName::Filter,
         StageName::Fetch,
         StageName::Score,
@@ -106,6 +110,7 @@ impl StageName {
     pub fn as_str(self) -> &'static str {
         match self {
             StageName::Crawl => "crawl",
+            StageName::Extract => "extract",
             StageName::Filter => "filter",
             StageName::Fetch => "fetch",
             StageName::Score => "score",
@@ -121,6 +126,7 @@ impl StageName {
     pub fn output_topic(self) -> &'static str {
         match self {
             StageName::Crawl => "candidates",
+            StageName::Extract => "candidates",
             StageName::Filter => "accepted",
             StageName::Fetch => "pairs",
             StageName::Score => "scored",
@@ -190,6 +196,9 @@ pub struct Pipeline {
     /// The question-generation stage.
     #[serde(default)]
     pub qgen: QgenConfig,
+    /// The extract stage (archives read a segment at a time by a consumer group).
+    #[serde(default)]
+    pub extract: ExtractConfig,
     /// Retries of transient failures (crawl and fetch).
     #[serde(default)]
     pub retry: RetryConfig,
@@ -1149,18 +1158,78 @@ pub struct UrlListConfig {
     pub caption_column: String,
 }
 
-/// One `[[archives]]` entry: a WARC or WAT file, plain or gzip-compressed, read record by record
-/// (streamed) at start, its pages' images published to `candidates`.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+/// One `[[archives]]` entry: web archives (WARC or WAT files, plain or gzip-compressed) whose
+/// pages' images are published to `candidates`. Exactly one of `path`, `manifest` or `crawl` names
+/// the files. Without an `extract` stage the files are read one after the other at start, by the
+/// process that seeds; with one, seeding publishes one record per file on the `archives` topic and
+/// the extract stage's members share them out.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArchiveConfig {
     /// A local path (relative to the pipeline file) or an object-store URL
-    /// (`s3://commoncrawl/crawl-data/…/x.warc.gz`, `gs://…`, `az://…`, `https://…`).
+    /// (`s3://commoncrawl/crawl-data/…/x.warc.gz`, `gs://…`, `az://…`, `https://…`). With `*`,
+    /// `?` or `[…]` in its last part, or ending in `/`, it names every file listed there that
+    /// matches (`s3://bucket/crawl/*.warc.gz`; a `/` at the end: every file below it).
+    #[serde(default)]
     pub path: String,
+    /// A list of files, one per line (plain or gzip-compressed, as Common Crawl's `wat.paths.gz`),
+    /// each relative to `base` unless it is a URL.
+    #[serde(default)]
+    pub manifest: String,
+    /// A Common Crawl crawl id, e.g. `CC-MAIN-2024-10`: its manifest of `kind` files,
+    /// `{base}crawl-data/{crawl}/{kind}.paths.gz`.
+    #[serde(default)]
+    pub crawl: String,
+    /// Which of a crawl's files: `wat` (image links with alt text, about a third of the bytes of
+    /// `warc`), `warc` (the pages) .
+    #[serde(default = "default_archive_kind")]
+    pub kind: String,
+    /// Where a manifest's relative paths (and a crawl's manifest) are: `https://data.commoncrawl.org/`
+    /// or `s3://commoncrawl/` for Common Crawl; default: the manifest's own folder, or Common
+    /// Crawl's HTTPS server for `crawl`.
+    #[serde(default)]
+    pub base: String,
+    /// Which files of the list, by their line number from 0: `1000-1999` (both included), `5`, or
+    /// empty for all.
+    #[serde(default)]
+    pub files: String,
     /// object_store options for a URL (`aws_region`, `aws_endpoint`, `aws_skip_signature`, …);
     /// credentials also come from the usual environment variables.
     #[serde(default)]
     pub store_options: BTreeMap<String, String>,
+}
+
+fn default_archive_kind() -> String {
+    "wat".into()
+}
+
+/// The `[extract]` table: how the extract stage reads archives.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtractConfig {
+    /// Bytes of a file (as stored, compressed) a member reads before it publishes the file's next
+    /// segment with the candidates so far: the progress a crash can lose, and read again.
+    #[serde(default = "default_segment_bytes")]
+    pub segment_bytes: u64,
+    /// Files a member reads at once (each on a core).
+    #[serde(default = "default_files_at_once")]
+    pub files_at_once: usize,
+}
+
+impl Default for ExtractConfig {
+    fn default() -> Self {
+        Self {
+            segment_bytes: default_segment_bytes(),
+            files_at_once: default_files_at_once(),
+        }
+    }
+}
+
+fn default_segment_bytes() -> u64 {
+    16 << 20
+}
+fn default_files_at_once() -> usize {
+    2
 }
 
 fn default_url_column() -> String {
@@ -1237,12 +1306,19 @@ impl Pipeline {
             }
         }
         for archive in &mut self.archives {
-            if let Ok(crate::writer::store::Output::Local(_)) =
-                crate::writer::store::parse_output(&archive.path)
-                && !archive.path.starts_with("file://")
-                && Path::new(&archive.path).is_relative()
-            {
-                archive.path = dir.join(&archive.path).to_string_lossy().into_owned();
+            for location in [&mut archive.path, &mut archive.manifest, &mut archive.base] {
+                if !location.is_empty()
+                    && let Ok(crate::writer::store::Output::Local(_)) =
+                        crate::writer::store::parse_output(location)
+                    && !location.starts_with("file://")
+                    && Path::new(location.as_str()).is_relative()
+                {
+                    let trailing = location.ends_with('/');
+                    *location = dir.join(location.as_str()).to_string_lossy().into_owned();
+                    if trailing && !location.ends_with('/') {
+                        location.push('/');
+                    }
+                }
             }
         }
         self.score.resolve_paths(dir);
@@ -1279,7 +1355,7 @@ impl Pipeline {
         check(
             self.stages.windows(2).all(|w| w[0] < w[1]),
             "stages",
-            "must be in dataflow order (crawl, filter, fetch, score, dedup, write, retry, failures) without repeats",
+            "must be in dataflow order (crawl, extract, filter, fetch, score, dedup, qgen, write, retry, failures) without repeats",
         );
         self.score.problems(&mut check);
         self.qgen.problems(&mut check);
@@ -1324,6 +1400,35 @@ impl Pipeline {
             !self.http.user_agent.trim().is_empty(),
             "http.user_agent",
             "must not be empty",
+        );
+        for (i, archive) in self.archives.iter().enumerate() {
+            let named = [&archive.path, &archive.manifest, &archive.crawl]
+                .iter()
+                .filter(|s| !s.is_empty())
+                .count();
+            check(
+                named == 1,
+                &format!("archives[{i}]"),
+                "needs exactly one of `path`, `manifest` or `crawl`",
+            );
+            check(
+                matches!(archive.kind.as_str(), "wat" | "warc"),
+                &format!("archives[{i}].kind"),
+                "must be `wat` or `warc`",
+            );
+            if let Err(message) = crate::sources::listing::parse_files(&archive.files) {
+                check(false, &format!("archives[{i}].files"), &message);
+            }
+        }
+        check(
+            self.extract.segment_bytes >= 1,
+            "extract.segment_bytes",
+            "must be at least 1",
+        );
+        check(
+            self.extract.files_at_once >= 1,
+            "extract.files_at_once",
+            "must be at least 1",
         );
         check(
             self.crawl.revisit.is_zero() || self.stages.contains(&StageName::Retry),
@@ -1431,6 +1536,7 @@ impl Pipeline {
     pub fn input_topic(&self, stage: StageName) -> Option<String> {
         match stage {
             StageName::Crawl => return Some(self.topic("frontier")),
+            StageName::Extract => return Some(self.topic("archives")),
             StageName::Retry => return Some(self.topic("retry")),
             StageName::Failures => return Some(self.topic("rejects")),
             _ => {}

@@ -3,6 +3,8 @@
 //! gzip-compressed, from local paths or object-store URLs, streamed record by record.
 
 use std::hash::BuildHasher;
+use std::io::{self, BufRead, BufReader, Read};
+use std::sync::{Arc, Mutex};
 
 use crate::bounded::BoundedCounter;
 use crate::config::ArchiveConfig;
@@ -21,9 +23,12 @@ const SITE_IMAGES_KEPT: usize = 200_000;
 
 /// Turns archive records into candidates, remembering how often each image URL was seen on earlier
 /// pages (a logo repeated on every page is not a page's dominant image).
+///
+/// Clones share the memory of image URLs, so that the files a member reads at once count together.
+#[derive(Clone)]
 pub struct ArchiveCandidates {
     agent: Option<String>,
-    site_images: BoundedCounter<u64>,
+    site_images: Arc<Mutex<BoundedCounter<u64>>>,
     hasher: std::collections::hash_map::RandomState,
 }
 
@@ -33,14 +38,14 @@ impl ArchiveCandidates {
     pub fn new(agent: Option<String>) -> Self {
         Self {
             agent,
-            site_images: BoundedCounter::new(SITE_IMAGES_KEPT),
+            site_images: Arc::new(Mutex::new(BoundedCounter::new(SITE_IMAGES_KEPT))),
             hasher: Default::default(),
         }
     }
 
     /// The candidates of one record: successful HTML `response` records through the same extraction
     /// as crawled pages, `metadata` records (WAT) from their link list; other records give none.
-    pub fn of_record(&mut self, record: &WarcRecord) -> Vec<Candidate> {
+    pub fn of_record(&self, record: &WarcRecord) -> Vec<Candidate> {
         let Ok(page_url) = url::Url::parse(record.target_uri()) else {
             return Vec::new();
         };
@@ -62,13 +67,22 @@ impl ArchiveCandidates {
                 if self.opted_out(&page.robots) {
                     return Vec::new();
                 }
+                // The page is parsed without the lock; only the counting holds it.
+                let keys: Vec<u64> = page
+                    .images
+                    .iter()
+                    .map(|image| self.hasher.hash_one(image.url.as_str()))
+                    .collect();
+                let seen: Vec<u32> = {
+                    let mut site_images = crate::sync::lock(&self.site_images);
+                    keys.into_iter()
+                        .map(|key| site_images.increment(key))
+                        .collect()
+                };
                 page.images
                     .iter()
-                    .map(|image| {
-                        let key = self.hasher.hash_one(image.url.as_str());
-                        let pages_seen = self.site_images.increment(key);
-                        html::candidate(image, &page, &page_url, pages_seen)
-                    })
+                    .zip(seen)
+                    .map(|(image, pages_seen)| html::candidate(image, &page, &page_url, pages_seen))
                     .collect()
             }
             "metadata" => crate::web::warc::wat_images(&record.block)
@@ -101,9 +115,164 @@ impl ArchiveCandidates {
     }
 }
 
+/// Where the read of a segment stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SegmentRead {
+    /// Where the next segment starts (a gzip member's first byte, or a record's in an uncompressed
+    /// file); `None` at the end of the file.
+    pub next: Option<u64>,
+    /// Records read.
+    pub records: u64,
+}
+
+/// Why reading a segment stopped early.
+#[derive(Debug, thiserror::Error)]
+#[error("byte {offset}: {cause}")]
+pub struct SegmentError {
+    /// Where the member (or record) being read started: the last good boundary, where a later
+    /// read may resume.
+    pub offset: u64,
+    /// Records read before.
+    pub records: u64,
+    /// What went wrong.
+    #[source]
+    pub cause: crate::web::warc::WarcError,
+}
+
+impl SegmentError {
+    /// Whether reading again may pass: the file's connection broke (and resuming it did not help),
+    /// rather than the bytes being wrong.
+    pub fn is_transient(&self) -> bool {
+        match &self.cause {
+            crate::web::warc::WarcError::Io { source, .. } => is_broken_read(source),
+            _ => false,
+        }
+    }
+}
+
+/// Whether an I/O error is a read that broke (a dropped connection, a timeout) rather than bad
+/// bytes (corrupt gzip data, a file that ends too early).
+pub fn is_broken_read(error: &io::Error) -> bool {
+    use io::ErrorKind::*;
+    matches!(
+        error.kind(),
+        ConnectionReset | ConnectionAborted | NotConnected | BrokenPipe | TimedOut
+    )
+}
+
+/// A reader that counts the bytes consumed from it, so that the position of a gzip member's end
+/// (or a record's) in the file is known exactly.
+struct Counted<R> {
+    inner: R,
+    consumed: u64,
+}
+
+impl<R: BufRead> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.consumed += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Counted<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.inner.consume(amount);
+        self.consumed += amount as u64;
+    }
+}
+
+/// Reads the records of an archive from `input`, which holds the file from byte `start` on (0, or
+/// where an earlier segment said the next one starts), handing each to `each` (which returns false
+/// to stop). It stops at the first gzip member boundary (record boundary, uncompressed) at or past
+/// `budget` bytes read, and says where the next segment starts.
+///
+/// Common Crawl writes one gzip member per record, so a segment ends every few kilobytes past the
+/// budget; a file compressed as one member can only be read whole.
+pub fn read_segment(
+    input: impl Read,
+    start: u64,
+    budget: u64,
+    max_block: usize,
+    mut each: impl FnMut(WarcRecord) -> bool,
+) -> Result<SegmentRead, SegmentError> {
+    let mut input = Counted {
+        inner: BufReader::with_capacity(1 << 16, input),
+        consumed: 0,
+    };
+    let mut records = 0u64;
+    let failed = |offset: u64, records: u64, cause| SegmentError {
+        offset,
+        records,
+        cause,
+    };
+    let io_failed = |offset: u64, records: u64, source: io::Error| {
+        failed(
+            offset,
+            records,
+            crate::web::warc::WarcError::Io {
+                record: records,
+                source,
+            },
+        )
+    };
+    loop {
+        let at = start + input.consumed;
+        let head = input.fill_buf().map_err(|e| io_failed(at, records, e))?;
+        let gzip = head.starts_with(&[0x1f, 0x8b]);
+        if head.is_empty() {
+            return Ok(SegmentRead {
+                next: None,
+                records,
+            });
+        }
+        if input.consumed >= budget {
+            return Ok(SegmentRead {
+                next: Some(at),
+                records,
+            });
+        }
+        let stop = if gzip {
+            // One member: its records, then the position is the next member's first byte.
+            let member = flate2::bufread::GzDecoder::new(&mut input);
+            let mut reader = WarcReader::new(BufReader::with_capacity(1 << 15, member), max_block);
+            let mut stop = false;
+            for record in &mut reader {
+                let record = record.map_err(|cause| failed(at, records, cause))?;
+                records += 1;
+                if !each(record) {
+                    stop = true;
+                    break;
+                }
+            }
+            stop
+        } else {
+            // Uncompressed: one record at a time, so that each record's end is a boundary.
+            match WarcReader::new(&mut input, max_block).next() {
+                None => continue,
+                Some(record) => {
+                    let record = record.map_err(|cause| failed(at, records, cause))?;
+                    records += 1;
+                    !each(record)
+                }
+            }
+        };
+        if stop {
+            return Ok(SegmentRead {
+                next: Some(start + input.consumed),
+                records,
+            });
+        }
+    }
+}
+
 /// Reads the archive `config` names and calls `each` with its candidates in chunks of at most
 /// `chunk`; returns how many there were. A framing error ends the archive with an error naming the
-/// record; the candidates before it have been handed over.
+/// byte where the damaged record starts; the candidates before it have been handed over.
 pub async fn read_archive<F, Fut>(
     config: &ArchiveConfig,
     agent: Option<String>,
@@ -117,26 +286,19 @@ where
     let location = config.path.clone();
     let input = open_input(&location, &config.store_options).await?;
     let read = move |sink: &mut crate::sources::Sink| {
-        let reader: WarcReader<_> =
-            crate::web::warc::reader(input, MAX_RECORD_BYTES).map_err(|source| {
-                SourceError::Io {
-                    location: location.clone(),
-                    source,
-                }
-            })?;
-        let mut candidates = ArchiveCandidates::new(agent);
-        for (index, record) in reader.enumerate() {
-            let record = record.map_err(|e| SourceError::Row {
-                location: location.clone(),
-                row: index as u64,
-                reason: e.to_string(),
-            })?;
+        let candidates = ArchiveCandidates::new(agent);
+        let mut open = true;
+        read_segment(input, 0, u64::MAX, MAX_RECORD_BYTES, |record| {
             for candidate in candidates.of_record(&record) {
-                if !sink.push(candidate) {
-                    return Ok(());
-                }
+                open = open && sink.push(candidate);
             }
-        }
+            open
+        })
+        .map_err(|e| SourceError::Row {
+            location: location.clone(),
+            row: e.records,
+            reason: e.to_string(),
+        })?;
         Ok(())
     };
     drive(chunk, read, each).await
@@ -163,9 +325,102 @@ mod tests {
 
     const PAGE: &str = r#"<html><body><img src="../cat.jpg" alt="a cat on a mat"></body></html>"#;
 
+    /// `count` records, each a metadata record naming its index, each its own gzip member (or all
+    /// plain).
+    fn archive(count: usize, gzip: bool) -> Vec<u8> {
+        let mut file = Vec::new();
+        for i in 0..count {
+            let block = format!("record {i} {}", "x".repeat(i * 37 % 300));
+            let text = format!(
+                "WARC/1.0\r\nWARC-Type: metadata\r\nContent-Length: {}\r\n\r\n{block}\r\n\r\n",
+                block.len()
+            );
+            if gzip {
+                let mut encoder =
+                    flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                io::Write::write_all(&mut encoder, text.as_bytes()).unwrap();
+                file.extend(encoder.finish().unwrap());
+            } else {
+                file.extend(text.as_bytes());
+            }
+        }
+        file
+    }
+
+    fn blocks_of(file: &[u8], start: u64, budget: u64) -> (Vec<String>, SegmentRead) {
+        let mut blocks = Vec::new();
+        let read = read_segment(&file[start as usize..], start, budget, 1 << 20, |record| {
+            blocks.push(String::from_utf8(record.block).unwrap());
+            true
+        })
+        .unwrap();
+        (blocks, read)
+    }
+
+    #[test]
+    fn segments_end_on_member_or_record_boundaries_and_resume_there() {
+        for gzip in [true, false] {
+            let file = archive(60, gzip);
+            let (whole, end) = blocks_of(&file, 0, u64::MAX);
+            assert_eq!(whole.len(), 60);
+            assert_eq!(
+                end,
+                SegmentRead {
+                    next: None,
+                    records: 60
+                }
+            );
+            // Read in segments of about 500 bytes, each from where the last said to start.
+            let (mut joined, mut start, mut segments) = (Vec::new(), 0u64, 0);
+            loop {
+                let (blocks, read) = blocks_of(&file, start, 500);
+                assert!(!blocks.is_empty(), "a segment reads at least one member");
+                joined.extend(blocks);
+                segments += 1;
+                match read.next {
+                    Some(next) => {
+                        assert!(next > start && next - start >= 500, "gzip {gzip}: {next}");
+                        start = next;
+                    }
+                    None => break,
+                }
+            }
+            assert_eq!(joined, whole, "gzip {gzip}");
+            assert!(segments > 3, "gzip {gzip}: {segments} segments");
+        }
+    }
+
+    #[test]
+    fn damage_names_the_last_good_boundary_and_keeps_what_came_before() {
+        let file = archive(10, true);
+        let (_, first) = blocks_of(&file, 0, 1);
+        let member = first.next.unwrap() as usize;
+        // The fourth member's deflate data overwritten: the first three are read, the error says
+        // where the fourth starts.
+        let (_, third) = blocks_of(&file, 0, (3 * member) as u64);
+        let fourth = third.next.unwrap() as usize;
+        let mut damaged = file.clone();
+        for byte in &mut damaged[fourth + 12..fourth + 30] {
+            *byte = 0xff;
+        }
+        let mut blocks = 0;
+        let error = read_segment(&damaged[..], 0, u64::MAX, 1 << 20, |_| {
+            blocks += 1;
+            true
+        })
+        .unwrap_err();
+        assert_eq!(blocks, 3);
+        assert_eq!(error.offset, fourth as u64);
+        assert_eq!(error.records, 3);
+        assert!(!error.is_transient());
+        // Cut inside a member: the same.
+        let error = read_segment(&file[..fourth + 20], 0, u64::MAX, 1 << 20, |_| true).unwrap_err();
+        assert_eq!(error.offset, fourth as u64);
+    }
+
     #[test]
     fn html_responses_give_the_crawl_stage_candidates() {
-        let mut archive = ArchiveCandidates::new(Some("altflow".into()));
+        let archive = ArchiveCandidates::new(Some("altflow".into()));
         let found = archive.of_record(&response("200 OK", "Content-Type: text/html\r\n", PAGE));
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].image_url, "https://example.com/cat.jpg");
@@ -207,12 +462,12 @@ mod tests {
                 r#"<head><meta name="robots" content="altflow: noai"></head><body>"#,
             ),
         );
-        let mut honouring = ArchiveCandidates::new(Some("altflow".into()));
+        let honouring = ArchiveCandidates::new(Some("altflow".into()));
         assert!(honouring.of_record(&header).is_empty());
         assert!(honouring.of_record(&meta).is_empty());
-        let mut other_agent = ArchiveCandidates::new(Some("otherbot".into()));
+        let other_agent = ArchiveCandidates::new(Some("otherbot".into()));
         assert_eq!(other_agent.of_record(&meta).len(), 1);
-        let mut ignoring = ArchiveCandidates::new(None);
+        let ignoring = ArchiveCandidates::new(None);
         assert_eq!(ignoring.of_record(&header).len(), 1);
     }
 

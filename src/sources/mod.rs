@@ -6,13 +6,13 @@
 //! accepts.
 
 pub mod archive;
+pub mod listing;
 pub mod lists;
 
 use std::collections::BTreeMap;
 use std::io::Read;
 
 use futures::TryStreamExt;
-use object_store::ObjectStoreExt;
 
 use crate::record::Candidate;
 use crate::writer::store::{Store, StoreError};
@@ -72,6 +72,21 @@ pub async fn open_input(
     location: &str,
     options: &BTreeMap<String, String>,
 ) -> Result<Box<dyn Read + Send>, SourceError> {
+    open_input_at(location, options, 0).await
+}
+
+/// Consecutive failed attempts to resume an object-store read before the read fails.
+const RESUME_ATTEMPTS: u32 = 5;
+
+/// Like [`open_input`], from byte `start` (a ranged read). An object-store read that breaks
+/// (GB-sized objects over S3 and HTTPS do) is resumed where it broke, with a ranged request for
+/// the same version of the object, after a backoff; only [`RESUME_ATTEMPTS`] failures in a row
+/// without a byte read in between fail it, with an error of kind `ConnectionAborted`.
+pub async fn open_input_at(
+    location: &str,
+    options: &BTreeMap<String, String>,
+    start: u64,
+) -> Result<Box<dyn Read + Send>, SourceError> {
     let store_error = |source| SourceError::Store {
         location: location.to_string(),
         source,
@@ -79,10 +94,12 @@ pub async fn open_input(
     if let Ok(crate::writer::store::Output::Local(path)) =
         crate::writer::store::parse_output(location)
     {
-        let file = std::fs::File::open(&path).map_err(|source| SourceError::Io {
+        let io_error = |source| SourceError::Io {
             location: location.to_string(),
             source,
-        })?;
+        };
+        let mut file = std::fs::File::open(&path).map_err(io_error)?;
+        std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(start)).map_err(io_error)?;
         return Ok(Box::new(file));
     }
     let (store, path) = Store::open_object(
@@ -90,15 +107,107 @@ pub async fn open_input(
         options.iter().map(|(k, v)| (k.clone(), v.clone())),
     )
     .map_err(store_error)?;
-    let object = store
-        .inner
-        .get(&path)
-        .await
-        .map_err(|e| store_error(e.into()))?;
-    let stream = object.into_stream().map_err(std::io::Error::other);
-    Ok(Box::new(tokio_util::io::SyncIoBridge::new(
-        tokio_util::io::StreamReader::new(stream),
-    )))
+    let mut reader = Resuming {
+        location: location.to_string(),
+        store: store.inner,
+        path,
+        e_tag: None,
+        size: None,
+        position: start,
+        body: None,
+        runtime: tokio::runtime::Handle::current(),
+    };
+    reader.open().await.map_err(|e| store_error(e.into()))?;
+    Ok(Box::new(reader))
+}
+
+/// An object-store read that resumes where it broke.
+struct Resuming {
+    location: String,
+    store: std::sync::Arc<dyn object_store::ObjectStore>,
+    path: object_store::path::Path,
+    /// The version first read: a resumed read must be of the same bytes.
+    e_tag: Option<String>,
+    size: Option<u64>,
+    position: u64,
+    body: Option<Box<dyn Read + Send>>,
+    runtime: tokio::runtime::Handle,
+}
+
+impl Resuming {
+    /// Asks for the object from `position` on.
+    async fn open(&mut self) -> Result<(), object_store::Error> {
+        let options = object_store::GetOptions {
+            range: (self.position > 0).then_some(object_store::GetRange::Offset(self.position)),
+            if_match: self.e_tag.clone(),
+            ..Default::default()
+        };
+        let object = self.store.get_opts(&self.path, options).await?;
+        if self.e_tag.is_none() {
+            self.e_tag = object.meta.e_tag.clone();
+        }
+        self.size = Some(object.meta.size);
+        let stream = object.into_stream().map_err(std::io::Error::other);
+        self.body = Some(Box::new(tokio_util::io::SyncIoBridge::new_with_handle(
+            tokio_util::io::StreamReader::new(stream),
+            self.runtime.clone(),
+        )));
+        Ok(())
+    }
+}
+
+impl Read for Resuming {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let mut failures = 0u32;
+        loop {
+            let outcome = match self.body.as_mut() {
+                Some(body) => body.read(buf),
+                None => Err(std::io::Error::other("not open")),
+            };
+            let error = match outcome {
+                // An end before the object's size is a connection that closed early.
+                Ok(0) if !buf.is_empty() && self.size.is_some_and(|size| self.position < size) => {
+                    std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        "the connection closed before the object's end",
+                    )
+                }
+                Ok(n) => {
+                    self.position += n as u64;
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => e,
+            };
+            failures += 1;
+            if failures > RESUME_ATTEMPTS {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::ConnectionAborted,
+                    format!(
+                        "{}: reading broke at byte {} and did not resume after {RESUME_ATTEMPTS} \
+                         attempts: {error}",
+                        self.location, self.position
+                    ),
+                ));
+            }
+            let delay = std::time::Duration::from_millis(250 << failures.min(5));
+            tracing::warn!(
+                location = %self.location,
+                position = self.position,
+                %error,
+                ?delay,
+                "an object-store read broke; resuming with a ranged read"
+            );
+            crate::metrics::source_read_resumed();
+            std::thread::sleep(delay);
+            self.body = None;
+            let runtime = self.runtime.clone();
+            if let Err(error) = runtime.block_on(self.open()) {
+                // A changed object (its ETag) fails every later attempt the same way.
+                tracing::warn!(location = %self.location, %error, "resuming failed");
+            }
+        }
+    }
 }
 
 /// Where a source's reading thread puts candidates: it cuts them into chunks and waits while the

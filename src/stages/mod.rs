@@ -2,6 +2,7 @@
 
 pub mod crawl;
 pub mod dedup;
+pub mod extract;
 pub mod failures;
 pub mod fetch;
 pub mod filter;

@@ -1,0 +1,368 @@
+//! The extract stage: web archives (WARC and WAT files) named on the `archives` topic, read by the
+//! members of a consumer group, a segment at a time, into image candidates.
+//!
+//! Seeding publishes one [`ArchiveSegment`] per file, from byte 0, keyed by the file. A member reads
+//! a segment (about `extract.segment_bytes` of the file, to the next gzip member boundary), and
+//! emits its candidates together with the file's next segment, on the same topic and partition.
+//! The runner stores the segment's offset only once all of that is acknowledged, so the file's
+//! progress travels with what it yielded: a member killed mid-file costs the next owner one segment
+//! read again (its candidates are sent twice, and dropped downstream by sample id), never the rest of
+//! the file.
+//!
+//! One case needs more: a member that published a segment's successor and died before storing the
+//! segment's offset makes its successor read the segment again and publish the successor a second
+//! time. Read twice, those two copies would make two chains through the rest of the file. So where
+//! offsets outlive the process (Kafka), a member keeps each file's progress mark in the output store
+//! (`_extract/{group}/{hash of the file}.json`: the segment's start, and the partition, offset and
+//! attempt of the record that carried it) and skips a segment the mark is past, or the second copy of
+//! the segment it marks.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use object_store::{ObjectStoreExt, PutPayload};
+use serde::{Deserialize, Serialize};
+
+use crate::config::{ArchiveConfig, ExtractConfig, RetryConfig};
+use crate::metrics::StageMetrics;
+use crate::reason::Reason;
+use crate::record::{ArchiveSegment, Candidate};
+use crate::sources::archive::{MAX_RECORD_BYTES, SegmentError, is_broken_read, read_segment};
+use crate::sources::{ArchiveCandidates, SourceError, open_input_at};
+use crate::stage::{Emitter, Failed, Input, Stage, StageError};
+use crate::stages::retry_or_reject;
+use crate::web::http::FetchError;
+use crate::writer::store::{Store, StoreError};
+
+/// The extract stage.
+pub struct ExtractStage {
+    config: ExtractConfig,
+    archives: Vec<ArchiveConfig>,
+    retry: RetryConfig,
+    candidates: ArchiveCandidates,
+    output: Arc<str>,
+    progress: Option<Progress>,
+    metrics: StageMetrics,
+}
+
+impl ExtractStage {
+    /// An extract stage reading the files of `archives` (the pipeline's `[[archives]]`, for their
+    /// store options), honouring opt-outs addressed to `agent` (`None`: ignoring them), producing
+    /// candidates to `output`.
+    pub fn new(
+        config: ExtractConfig,
+        archives: Vec<ArchiveConfig>,
+        retry: RetryConfig,
+        agent: Option<String>,
+        output: Arc<str>,
+    ) -> Self {
+        Self {
+            config,
+            archives,
+            retry,
+            candidates: ArchiveCandidates::new(agent),
+            output,
+            progress: None,
+            metrics: StageMetrics::new("extract"),
+        }
+    }
+
+    /// Keeps each file's progress mark in `store` under `_extract/{group}/`, so that a segment
+    /// published twice around a crash is read once (for buses whose offsets outlive the process).
+    pub fn with_progress(mut self, store: Store, group: &str) -> Self {
+        self.progress = Some(Progress {
+            store,
+            folder: format!("_extract/{group}"),
+        });
+        self
+    }
+}
+
+/// Where a file's reading stands, kept in the output store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+struct Mark {
+    /// The start of the segment last taken.
+    start: u64,
+    /// The partition, offset and attempt of the record that carried it.
+    partition: i32,
+    offset: i64,
+    attempt: u32,
+}
+
+impl Mark {
+    fn of(input: &Input<ArchiveSegment>) -> Self {
+        Mark {
+            start: input.record.start,
+            partition: input.partition,
+            offset: input.offset,
+            attempt: input.record.attempt,
+        }
+    }
+
+    /// Whether a segment (as `next` marks it) comes after this mark: a later part of the file; the
+    /// same record again (its reading was not acknowledged); or a later attempt at the same part.
+    /// Anything else is a second copy of a segment already taken.
+    fn admits(&self, next: &Mark) -> bool {
+        next.start > self.start
+            || (next.start == self.start
+                && ((next.partition, next.offset) == (self.partition, self.offset)
+                    || next.attempt > self.attempt))
+    }
+}
+
+/// The files' progress marks.
+struct Progress {
+    store: Store,
+    folder: String,
+}
+
+impl Progress {
+    fn path(&self, file: &str) -> object_store::path::Path {
+        let hash = crate::bus::stable_hash(file.as_bytes());
+        self.store
+            .path(&format!("{}/{hash:016x}.json", self.folder))
+    }
+
+    async fn get(&self, file: &str) -> Result<Option<Mark>, StoreError> {
+        match self.store.inner.get(&self.path(file)).await {
+            Ok(object) => {
+                let bytes = object.bytes().await?;
+                // A mark that does not parse is no mark: the segment is read (a duplicate at worst).
+                Ok(serde_json::from_slice(&bytes).ok())
+            }
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    async fn put(&self, file: &str, mark: Mark) -> Result<(), StoreError> {
+        let bytes = serde_json::to_vec(&mark).unwrap_or_default();
+        self.store
+            .inner
+            .put(&self.path(file), PutPayload::from(bytes))
+            .await?;
+        Ok(())
+    }
+}
+
+/// What reading one segment gave.
+struct Outcome {
+    found: Vec<Candidate>,
+    read: Result<crate::sources::archive::SegmentRead, Failure>,
+}
+
+/// Why a segment's reading failed.
+enum Failure {
+    /// The file could not be opened.
+    Open(SourceError),
+    /// Reading stopped inside the file.
+    Read(SegmentError),
+}
+
+impl Failure {
+    /// Whether another try may pass (the network, not the bytes).
+    fn is_transient(&self) -> bool {
+        match self {
+            Failure::Open(SourceError::Store {
+                source: StoreError::Store(object_store::Error::NotFound { .. }),
+                ..
+            }) => false,
+            Failure::Open(SourceError::Store { .. }) => true,
+            Failure::Open(SourceError::Io { source, .. }) => is_broken_read(source),
+            Failure::Open(_) => false,
+            Failure::Read(error) => error.is_transient(),
+        }
+    }
+}
+
+/// Reads one segment on a blocking thread.
+async fn read(
+    segment: ArchiveSegment,
+    options: std::collections::BTreeMap<String, String>,
+    budget: u64,
+    candidates: ArchiveCandidates,
+) -> Outcome {
+    let input = match open_input_at(&segment.path, &options, segment.start).await {
+        Ok(input) => input,
+        Err(error) => {
+            return Outcome {
+                found: Vec::new(),
+                read: Err(Failure::Open(error)),
+            };
+        }
+    };
+    let work = move || {
+        let mut found = Vec::new();
+        let read = read_segment(input, segment.start, budget, MAX_RECORD_BYTES, |record| {
+            found.extend(candidates.of_record(&record));
+            true
+        });
+        Outcome {
+            found,
+            read: read.map_err(Failure::Read),
+        }
+    };
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|panic| Outcome {
+            found: Vec::new(),
+            read: Err(Failure::Open(SourceError::Io {
+                location: "an archive".into(),
+                source: std::io::Error::other(format!("reading panicked: {panic}")),
+            })),
+        })
+}
+
+#[async_trait]
+impl Stage for ExtractStage {
+    type Input = ArchiveSegment;
+
+    async fn process(
+        &mut self,
+        batch: Vec<Input<ArchiveSegment>>,
+        out: &mut Emitter,
+    ) -> Result<(), StageError> {
+        let mut taken = Vec::with_capacity(batch.len());
+        for input in batch {
+            let segment = &input.record;
+            if let Some(progress) = &self.progress {
+                let next = Mark::of(&input);
+                if let Some(mark) = progress.get(&segment.path).await?
+                    && !mark.admits(&next)
+                {
+                    tracing::info!(
+                        path = %segment.path,
+                        start = segment.start,
+                        progress = mark.start,
+                        "skipping an archive segment the file's progress is past"
+                    );
+                    self.metrics.archive_segment_skipped();
+                    continue;
+                }
+                progress.put(&segment.path, next).await?;
+            }
+            taken.push(input);
+        }
+        // The files of the batch (at most `files_at_once`, the batch size) are read at once.
+        let reads = taken.iter().map(|input| {
+            let options = self
+                .archives
+                .get(input.record.source as usize)
+                .map(|a| a.store_options.clone())
+                .unwrap_or_default();
+            read(
+                input.record.clone(),
+                options,
+                self.config.segment_bytes,
+                self.candidates.clone(),
+            )
+        });
+        let outcomes = futures::future::join_all(reads).await;
+        for (input, outcome) in taken.iter().zip(outcomes) {
+            self.emit_outcome(input, outcome, out);
+        }
+        Ok(())
+    }
+}
+
+impl ExtractStage {
+    /// Emits a segment's candidates and what comes next: the file's next segment, a retry from the
+    /// last good boundary, or a rejection naming where the file is damaged.
+    fn emit_outcome(&self, input: &Input<ArchiveSegment>, outcome: Outcome, out: &mut Emitter) {
+        let segment = &input.record;
+        let found = outcome.found.len() as u64;
+        for candidate in &outcome.found {
+            out.emit(&self.output, &candidate.id, candidate);
+        }
+        let candidates = segment.candidates + found;
+        let failure = match outcome.read {
+            Ok(read) => {
+                match read.next {
+                    Some(next) => {
+                        self.metrics.archive_read(next - segment.start);
+                        let successor = ArchiveSegment {
+                            start: next,
+                            index: segment.index + 1,
+                            candidates,
+                            attempt: 0,
+                            ..segment.clone()
+                        };
+                        out.emit_side(&input.topic, &segment.path, &successor);
+                    }
+                    None => tracing::info!(
+                        path = %segment.path,
+                        segments = segment.index + 1,
+                        candidates,
+                        "read an archive to its end"
+                    ),
+                }
+                return;
+            }
+            Err(failure) => failure,
+        };
+        // Where a later try starts: the last good boundary (what came before it was emitted).
+        let (resume, detail) = match &failure {
+            Failure::Open(error) => (segment.start, error.to_string()),
+            Failure::Read(error) => {
+                self.metrics.archive_read(error.offset - segment.start);
+                (error.offset, format!("{}: {error}", segment.path))
+            }
+        };
+        let detail = format!("{detail} ({candidates} candidates before)");
+        let again = |attempt| ArchiveSegment {
+            start: resume,
+            candidates,
+            attempt,
+            ..segment.clone()
+        };
+        let origin = Failed {
+            topic: &input.topic,
+            key: &segment.path,
+            id: "",
+            url: &segment.path,
+        };
+        if failure.is_transient() {
+            tracing::warn!(%detail, "reading an archive broke");
+            let error = FetchError::new(Reason::Network, detail);
+            retry_or_reject(out, &self.retry, error, origin, segment.attempt, again);
+        } else {
+            // Damaged bytes stay damaged: reported, not retried.
+            tracing::error!(%detail, "an archive is damaged; what came before is kept");
+            out.reject_redrivable(Reason::Archive, origin, detail, &again(0));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mark(start: u64, offset: i64, attempt: u32) -> Mark {
+        Mark {
+            start,
+            partition: 0,
+            offset,
+            attempt,
+        }
+    }
+
+    #[test]
+    fn a_mark_admits_later_segments_its_own_record_and_retries_only() {
+        let taken = mark(100, 7, 0);
+        assert!(taken.admits(&mark(200, 9, 0)), "the next segment");
+        assert!(taken.admits(&mark(100, 7, 0)), "the same record, replayed");
+        assert!(taken.admits(&mark(100, 12, 1)), "a retry of the segment");
+        assert!(!taken.admits(&mark(100, 9, 0)), "a second copy");
+        assert!(
+            !taken.admits(&mark(0, 3, 0)),
+            "an earlier segment, or the file seeded again"
+        );
+        assert!(
+            !taken.admits(&Mark {
+                partition: 1,
+                ..taken
+            }),
+            "the same offset of another partition"
+        );
+    }
+}
