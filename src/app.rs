@@ -162,11 +162,40 @@ impl<'a> ChunkSender<'a> {
     }
 }
 
-/// Publishes the pipeline's seed URLs to the frontier; returns how many.
+/// Publishes the pipeline's seed URLs to the frontier, its URL lists to the candidates and its
+/// archives (read here, or named on the archives topic for the extract stage); returns how many.
 pub async fn seed(
     producer: &dyn Producer,
     pipeline: &Pipeline,
     site_url: Option<&str>,
+) -> Result<usize, AppError> {
+    seed_and_remember(producer, pipeline, site_url, &mut Published::default()).await
+}
+
+/// The archive files published so far, per `[[archives]]` entry: what a follower does not
+/// publish again.
+#[derive(Debug, Default)]
+pub struct Published(Vec<std::collections::HashSet<String>>);
+
+impl Published {
+    /// Keeps those of `files` (listed for entry `source`) not published before, and remembers them.
+    fn fresh(&mut self, source: usize, files: Vec<String>) -> Vec<String> {
+        if self.0.len() <= source {
+            self.0.resize_with(source + 1, Default::default);
+        }
+        files
+            .into_iter()
+            .filter(|f| self.0[source].insert(f.clone()))
+            .collect()
+    }
+}
+
+/// [`seed`], remembering the archive files published in `published` (for [`follow_archives`]).
+pub async fn seed_and_remember(
+    producer: &dyn Producer,
+    pipeline: &Pipeline,
+    site_url: Option<&str>,
+    published: &mut Published,
 ) -> Result<usize, AppError> {
     let seeds = pipeline.seeds(site_url)?;
     if let Some(unresolved) = seeds.iter().find(|s| s.contains("{sample_site}")) {
@@ -214,36 +243,14 @@ pub async fn seed(
         count += read as usize;
     }
     let agent = opt_out_agent(pipeline);
-    let extract = pipeline.stages.contains(&StageName::Extract);
-    let archives_topic: Arc<str> = Arc::from(pipeline.topic("archives"));
     for (source, archive) in pipeline.archives.iter().enumerate() {
         let files = crate::sources::listing::list_archives(archive).await?;
         if files.is_empty() {
             tracing::warn!(?archive, "an [[archives]] entry names no file");
         }
-        if extract {
-            // The extract stage's members share the files out; each is one record, keyed by the
-            // file so that its segments follow one another on one partition.
-            let messages: Vec<OutMessage> = files
-                .iter()
-                .map(|path| OutMessage {
-                    topic: archives_topic.clone(),
-                    key: path.clone().into_bytes().into(),
-                    payload: ArchiveSegment {
-                        path: path.clone(),
-                        source: source as u32,
-                        ..Default::default()
-                    }
-                    .to_bytes()
-                    .into(),
-                })
-                .collect();
-            producer.send_all(messages).await?;
-            tracing::info!(
-                files = files.len(),
-                "published archives for the extract stage"
-            );
-            count += files.len();
+        let files = published.fresh(source, files);
+        if pipeline.stages.contains(&StageName::Extract) {
+            count += publish_archives(producer, pipeline, source, &files).await?;
             continue;
         }
         for path in files {
@@ -264,6 +271,87 @@ pub async fn seed(
     }
     sender.finish()?;
     Ok(count)
+}
+
+/// Names `files` (of `[[archives]]` entry `source`) on the archives topic for the extract stage,
+/// whose members share them out: one record each, keyed by the file, so that its segments follow
+/// one another on one partition. Returns how many.
+async fn publish_archives(
+    producer: &dyn Producer,
+    pipeline: &Pipeline,
+    source: usize,
+    files: &[String],
+) -> Result<usize, AppError> {
+    let topic: Arc<str> = Arc::from(pipeline.topic("archives"));
+    let messages: Vec<OutMessage> = files
+        .iter()
+        .map(|path| OutMessage {
+            topic: topic.clone(),
+            key: path.clone().into_bytes().into(),
+            payload: ArchiveSegment {
+                path: path.clone(),
+                source: source as u32,
+                ..Default::default()
+            }
+            .to_bytes()
+            .into(),
+        })
+        .collect();
+    producer.send_all(messages).await?;
+    tracing::info!(
+        files = files.len(),
+        "published archives for the extract stage"
+    );
+    Ok(files.len())
+}
+
+/// Whether an `[[archives]]` entry is followed (listed again at an interval).
+pub fn follows_archives(pipeline: &Pipeline) -> bool {
+    pipeline.archives.iter().any(|a| !a.follow.is_zero())
+}
+
+/// Follow mode: lists each followed `[[archives]]` entry again at its interval and publishes the
+/// files not in `published`, until `stop` turns true. A listing that fails is logged and tried
+/// again at the next interval.
+pub async fn follow_archives(
+    producer: Arc<dyn Producer>,
+    pipeline: Pipeline,
+    mut published: Published,
+    mut stop: watch::Receiver<bool>,
+) -> Result<(), AppError> {
+    let mut next: Vec<Instant> = pipeline
+        .archives
+        .iter()
+        .map(|a| Instant::now() + a.follow)
+        .collect();
+    loop {
+        let Some((source, &due)) = next
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !pipeline.archives[*i].follow.is_zero())
+            .min_by_key(|(_, due)| **due)
+        else {
+            return Ok(());
+        };
+        tokio::select! {
+            _ = tokio::time::sleep_until(due.into()) => {}
+            _ = stop.changed() => return Ok(()),
+        }
+        let archive = &pipeline.archives[source];
+        next[source] = Instant::now() + archive.follow;
+        match crate::sources::listing::list_archives(archive).await {
+            Ok(files) => {
+                let files = published.fresh(source, files);
+                if !files.is_empty() {
+                    tracing::info!(new = files.len(), "new archives landed");
+                    publish_archives(producer.as_ref(), &pipeline, source, &files).await?;
+                }
+            }
+            Err(error) => {
+                tracing::warn!(%error, "listing archives to follow failed; trying again later")
+            }
+        }
+    }
 }
 
 /// The product token whose opt-outs (`noai`, `noimageai`) archived pages are checked for, as
@@ -686,15 +774,30 @@ pub async fn run_all(pipeline: &Pipeline, options: RunOptions) -> Result<Funnel,
         let task = spawn_stage(pipeline, *stage, consumer, producer.clone(), shutdown)?;
         tasks.push((*stage, stop, task));
     }
+    let (stop_following, _) = watch::channel(false);
+    let mut follower = None;
     match &options.redrive {
         Some(failures) => {
             redrive(producer.as_ref(), pipeline, failures).await?;
         }
         None => {
-            let count = seed(producer.as_ref(), pipeline, site_url.as_deref()).await?;
+            let mut published = Published::default();
+            let site = site_url.as_deref();
+            let count =
+                seed_and_remember(producer.as_ref(), pipeline, site, &mut published).await?;
             tracing::info!(seeds = count, "seeded the frontier, URL lists and archives");
+            if follows_archives(pipeline) {
+                follower = Some(tokio::spawn(follow_archives(
+                    producer.clone(),
+                    pipeline.clone(),
+                    published,
+                    stop_following.subscribe(),
+                )));
+            }
         }
     }
+    // A followed archive source never runs dry.
+    let follow = options.follow || follower.is_some();
 
     let progress = Progress::start(pipeline.clone(), started);
     // Stages that hold input until a file is full or idle: drained once they have read everything.
@@ -720,7 +823,7 @@ pub async fn run_all(pipeline: &Pipeline, options: RunOptions) -> Result<Funnel,
                     first_error = Some(join_error(stage, task.await));
                     break;
                 }
-                if let (Some(bus), false) = (&embedded, options.follow) {
+                if let (Some(bus), false) = (&embedded, follow) {
                     // Two quiet checks in a row: nothing unread or uncommitted anywhere.
                     drained_checks = if bus.outstanding(&holding_groups) == 0 { drained_checks + 1 } else { 0 };
                     if drained_checks >= 2 {
@@ -731,6 +834,12 @@ pub async fn run_all(pipeline: &Pipeline, options: RunOptions) -> Result<Funnel,
         }
     }
 
+    let _ = stop_following.send(true);
+    if let Some(follower) = follower
+        && let Ok(Err(error)) = follower.await
+    {
+        first_error.get_or_insert(Err(error));
+    }
     // Stop upstream first: a stage drains into a downstream stage that is still reading, so nothing
     // waits on a full topic whose reader has left.
     for (stage, stop, task) in tasks {

@@ -38,7 +38,6 @@ struct Metrics {
     last_shard: IntGauge,
     shards_fenced: IntCounter,
     shards_adopted: IntCounter,
-    reads_resumed: IntCounter,
     archive_bytes: IntCounterVec,
     archive_segments_skipped: IntCounterVec,
     names: Vec<String>,
@@ -189,11 +188,6 @@ fn metrics() -> &'static Metrics {
             "Shards landed but not committed by a partition's previous owner that its new owner \
              kept, skipping their records instead of writing them again.",
         );
-        let reads_resumed = plain(
-            "source_reads_resumed_total",
-            "Object-store reads of a source file (an archive, a URL list) that broke and were \
-             resumed with a ranged request.",
-        );
         let archive_bytes = counter(
             "archive_bytes_read_total",
             "Bytes of archive files (as stored, compressed) an extract member read.",
@@ -233,7 +227,6 @@ fn metrics() -> &'static Metrics {
             last_shard,
             shards_fenced,
             shards_adopted,
-            reads_resumed,
             archive_bytes,
             archive_segments_skipped,
         }
@@ -379,11 +372,6 @@ impl StageMetrics {
     pub fn shard_adopted(&self) {
         metrics().shards_adopted.inc();
     }
-}
-
-/// A source file's object-store read broke and was resumed.
-pub fn source_read_resumed() {
-    metrics().reads_resumed.inc();
 }
 
 /// The HTTP gauges of one stage's politeness queues.

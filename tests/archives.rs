@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
@@ -203,4 +204,283 @@ fn a_warc_in_s3_is_streamed_from_the_bucket() {
     assert!(output.status.success());
     let log = String::from_utf8_lossy(&output.stderr);
     assert!(log.contains("missing.warc.gz"), "{log}");
+}
+
+/// The site's WARC cut into `files` archives under `dir/archives/`: page records spread over a
+/// few of them, each padded with request records so that it has several segments; the other files
+/// hold only a `warcinfo` record (no candidates).
+fn split_site(dir: &Path, base: &str, files: usize) -> Vec<PathBuf> {
+    let folder = dir.join("archives");
+    std::fs::create_dir_all(&folder).unwrap();
+    // Each gzip member of the site's WARC is one record: split them back apart.
+    let warc = site_warc(base);
+    let mut members = Vec::new();
+    let mut rest = &warc[..];
+    while !rest.is_empty() {
+        let mut decoder = flate2::bufread::GzDecoder::new(rest);
+        std::io::copy(&mut decoder, &mut std::io::sink()).unwrap();
+        let left = decoder.into_inner().len();
+        members.push(rest[..rest.len() - left].to_vec());
+        rest = &rest[rest.len() - left..];
+    }
+    let padding = |n: usize| -> Vec<u8> {
+        (0..n)
+            .flat_map(|i| {
+                record(
+                    "request",
+                    &format!("{base}/pad{i}"),
+                    "application/http; msgtype=request",
+                    format!(
+                        "GET /pad{i} HTTP/1.1\r\nHost: x\r\n\r\n{}",
+                        "p".repeat(i * 31)
+                    )
+                    .as_bytes(),
+                )
+            })
+            .collect()
+    };
+    let mut paths = Vec::new();
+    for i in 0..files {
+        let mut file = record(
+            "warcinfo",
+            "",
+            "application/warc-fields",
+            b"software: test\r\n",
+        );
+        // Every 7th file takes the next members (a response with its request).
+        if i % 7 == 3 {
+            for member in members.iter().skip(i / 7 * 4).take(4) {
+                file.extend(padding(3));
+                file.extend_from_slice(member);
+            }
+        }
+        let path = folder.join(format!("part-{i:05}.warc.gz"));
+        std::fs::write(&path, file).unwrap();
+        paths.push(path);
+    }
+    // Whatever did not fit goes into the last file.
+    let placed = files.div_ceil(7) * 4;
+    if placed < members.len() {
+        let last = paths.last().unwrap();
+        let mut file = std::fs::read(last).unwrap();
+        for member in &members[placed.min(members.len())..] {
+            file.extend_from_slice(member);
+        }
+        std::fs::write(last, file).unwrap();
+    }
+    paths
+}
+
+/// `pipeline` with the extract stage reading `archives` (TOML of `[[archives]]` entries), small
+/// segments so that every file has several.
+fn extract_pipeline(dir: &Path, port: u16, archives: &str) -> PathBuf {
+    let path = pipeline(dir, port, Some("unused"), "");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let at = text.find("\n[[archives]]").unwrap();
+    let text = text[..at]
+        .replace("stages = [\"filter\"", "stages = [\"extract\", \"filter\"")
+        .to_string()
+        + &format!("\n[extract]\nsegment_bytes = 600\nfiles_at_once = 3\n\n{archives}\n");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn the_extract_stage_reads_200_archives_in_segments_and_yields_the_crawled_samples() {
+    let port = common::free_port();
+    let dir = tempfile::tempdir().unwrap();
+    let crawl_dir = tempfile::tempdir().unwrap();
+    let crawl_funnel = common::run_funnel(&pipeline(crawl_dir.path(), port, None, ""));
+    let crawled = shard_keys(&crawl_dir.path().join("out"));
+    let files = split_site(dir.path(), &format!("http://127.0.0.1:{port}"), 200);
+    let funnel = common::run_funnel(&extract_pipeline(
+        dir.path(),
+        port,
+        "[[archives]]\npath = \"archives/part-*.warc.gz\"\n",
+    ));
+    assert_eq!(shard_keys(&dir.path().join("out")), crawled, "{funnel}");
+    // Each page's candidates once: as many as the crawl found, none read twice.
+    let candidates = |funnel: &str| common::funnel_row(funnel, "filter")[1].clone();
+    assert_eq!(candidates(&funnel), candidates(&crawl_funnel), "{funnel}");
+    // Every file is a record, and the padded ones several segments.
+    let extract = common::funnel_row(&funnel, "extract");
+    let segments: u64 = extract[1].parse().unwrap();
+    assert!(segments > files.len() as u64 + 20, "{funnel}");
+}
+
+#[test]
+fn a_manifest_slice_names_only_its_files() {
+    let port = common::free_port();
+    let dir = tempfile::tempdir().unwrap();
+    split_site(dir.path(), &format!("http://127.0.0.1:{port}"), 21);
+    // A gzip manifest of relative paths, as Common Crawl's wat.paths.gz; files 3 and 10 hold pages.
+    let lines: String = (0..21)
+        .map(|i| format!("archives/part-{i:05}.warc.gz\n"))
+        .collect();
+    let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
+    gz.write_all(lines.as_bytes()).unwrap();
+    std::fs::write(dir.path().join("warc.paths.gz"), gz.finish().unwrap()).unwrap();
+    let only = |files: &str| {
+        let out = tempfile::tempdir().unwrap();
+        std::fs::copy(
+            dir.path().join("warc.paths.gz"),
+            out.path().join("warc.paths.gz"),
+        )
+        .unwrap();
+        std::fs::create_dir_all(out.path().join("archives")).unwrap();
+        for entry in std::fs::read_dir(dir.path().join("archives")).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(
+                entry.path(),
+                out.path().join("archives").join(entry.file_name()),
+            )
+            .unwrap();
+        }
+        let funnel = common::run_funnel(&extract_pipeline(
+            out.path(),
+            port,
+            &format!(
+                "[[archives]]\nmanifest = \"warc.paths.gz\"\nkind = \"warc\"\nfiles = \"{files}\"\n"
+            ),
+        ));
+        let segments: u64 = common::funnel_row(&funnel, "extract")[1].parse().unwrap();
+        (shard_keys(&out.path().join("out")).len(), segments, funnel)
+    };
+    // Files 0–2 hold no page; 3–9 one padded file; all 21 every page.
+    let (none, segments, funnel) = only("0-2");
+    assert_eq!((none, segments), (0, 3), "{funnel}");
+    let (some, _, funnel) = only("0-9");
+    assert!(some > 0, "{funnel}");
+    let (all, _, funnel) = only("");
+    assert!(all > some, "{funnel}");
+}
+
+/// Serves `body` at any path over HTTP/1.1, honouring `Range: bytes=N-`; the first `cuts`
+/// responses stop at byte `cut_at` of the object (at once if they start there or past it) and
+/// close the connection (a long read that breaks). Returns the port and the number of requests
+/// seen.
+fn serve_breaking(
+    body: Vec<u8>,
+    cuts: usize,
+    cut_at: usize,
+) -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, BufReader};
+    use std::sync::atomic::Ordering;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = requests.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let mut stream = stream.unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut start = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(range) = line.to_ascii_lowercase().strip_prefix("range: bytes=") {
+                    let first = range.trim().split('-').next().unwrap();
+                    start = first.parse().unwrap_or_else(|_| panic!("{line:?}"));
+                }
+            }
+            let n = seen.fetch_add(1, Ordering::SeqCst);
+            let part = &body[start..];
+            let (status, range) = if start > 0 {
+                (
+                    "206 Partial Content",
+                    format!(
+                        "Content-Range: bytes {start}-{}/{}\r\n",
+                        body.len() - 1,
+                        body.len()
+                    ),
+                )
+            } else {
+                ("200 OK", String::new())
+            };
+            let head = format!(
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nETag: \"v1\"\r\n{range}Connection: close\r\n\r\n",
+                part.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let send = if n < cuts {
+                &part[..cut_at.saturating_sub(start).min(part.len())]
+            } else {
+                part
+            };
+            let _ = stream.write_all(send);
+            let _ = stream.flush();
+        }
+    });
+    (port, requests)
+}
+
+#[test]
+fn a_long_read_that_breaks_resumes_with_a_ranged_request_where_it_broke() {
+    let body: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+    let (port, requests) = serve_breaking(body.clone(), 2, 700_000);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let options = [("allow_http".to_string(), "true".to_string())].into();
+    let read = runtime.block_on(async {
+        let input = altflow::sources::open_input_at(
+            &format!("http://127.0.0.1:{port}/big.warc.gz"),
+            &options,
+            1000,
+        )
+        .await
+        .unwrap();
+        tokio::task::spawn_blocking(move || {
+            let mut bytes = Vec::new();
+            let mut input = input;
+            std::io::Read::read_to_end(&mut input, &mut bytes).map(|_| bytes)
+        })
+        .await
+        .unwrap()
+    });
+    let read = read.unwrap();
+    assert_eq!(read.len(), body.len() - 1000);
+    assert!(read == body[1000..], "the resumed bytes are the object's");
+    // The first request, two resumptions (the first of them cut at once): object_store's own, which
+    // the extract stage relies on.
+    assert_eq!(requests.load(std::sync::atomic::Ordering::SeqCst), 3);
+}
+
+#[test]
+fn a_followed_folder_s_new_archive_is_read_once() {
+    let port = common::free_port();
+    let crawled = crawl_keys(port);
+    let dir = tempfile::tempdir().unwrap();
+    let files = split_site(dir.path(), &format!("http://127.0.0.1:{port}"), 14);
+    // The last file (holding the pages the others lack) lands once the run is under way.
+    let late = files.last().unwrap().clone();
+    let parked = dir.path().join("late.warc.gz");
+    std::fs::rename(&late, &parked).unwrap();
+    let pipeline = extract_pipeline(
+        dir.path(),
+        port,
+        "[[archives]]\npath = \"archives/*.warc.gz\"\nfollow = \"300ms\"\n",
+    );
+    let mut run = common::Proc::spawn("follow", dir.path(), &["run", pipeline.to_str().unwrap()]);
+    let out = dir.path().join("out");
+    let first = || {
+        if !out.exists() {
+            return false;
+        }
+        let keys = shard_keys(&out);
+        !keys.is_empty() && keys.is_subset(&crawled)
+    };
+    common::wait_for("the first files' samples", Duration::from_secs(60), first);
+    let before = shard_keys(&out);
+    assert!(before.len() < crawled.len(), "the late file holds pages");
+    std::fs::rename(&parked, &late).unwrap();
+    common::wait_for("the late file's samples", Duration::from_secs(60), || {
+        shard_keys(&out) == crawled
+    });
+    // Listed again and again, it was published once (shard_keys fails on a sample twice).
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(run.terminate(Duration::from_secs(60)).success());
+    assert_eq!(shard_keys(&out), crawled);
+    let log = std::fs::read_to_string(dir.path().join("follow.log")).unwrap();
+    assert_eq!(log.matches("new archives landed").count(), 1, "{log}");
 }

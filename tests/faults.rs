@@ -64,6 +64,20 @@ struct Cluster {
     workload: Workload,
     /// The pipeline's `stages`, as members started from now on see them.
     stages: Vec<&'static str>,
+    /// Where the input is when it is web archives rather than a URL list.
+    archives: Option<Archives>,
+}
+
+/// The input as WAT files in an S3 bucket, named by a manifest there.
+struct Archives {
+    /// The manifest's URL.
+    manifest: String,
+    /// object_store options for the bucket.
+    options: Vec<(String, String)>,
+    /// The S3 endpoint of a proxy that cuts responses short, for members named `*-flaky`.
+    flaky_endpoint: String,
+    /// Connections the proxy cut.
+    cuts: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Cluster {
@@ -127,6 +141,7 @@ impl Cluster {
             events: Vec::new(),
             workload,
             stages: vec!["filter", "fetch", "write"],
+            archives: None,
         };
         cluster.create_topics();
         cluster
@@ -180,11 +195,8 @@ rare_word_min_count = 0
 output = {out:?}
 max_records = 10
 flush_after = "1s"
-[[url_lists]]
-path = "list.jsonl"
-url_column = "image"
-caption_column = "text"
-"#,
+{source}"#,
+            source = self.source(member),
             stages = self.stages,
             brokers = self.brokers,
             groups = self.group_prefix,
@@ -195,6 +207,98 @@ caption_column = "text"
         let path = self.dir.path().join(format!("{member}.toml"));
         std::fs::write(&path, text).unwrap();
         path
+    }
+
+    /// The pipeline's input: the URL list, or the archives (through the cutting proxy for a
+    /// member whose name ends in `-flaky`).
+    fn source(&self, member: &str) -> String {
+        let Some(archives) = &self.archives else {
+            return "[[url_lists]]\npath = \"list.jsonl\"\nurl_column = \"image\"\n\
+                    caption_column = \"text\"\n"
+                .into();
+        };
+        let options: Vec<String> = archives
+            .options
+            .iter()
+            .map(|(k, v)| match k.as_str() {
+                "aws_endpoint" if member.ends_with("-flaky") => {
+                    format!("{k} = {:?}", archives.flaky_endpoint)
+                }
+                _ => format!("{k} = {v:?}"),
+            })
+            .collect();
+        format!(
+            "[extract]\n# Small segments: every file has several, so a kill lands mid-file.\n\
+             segment_bytes = 700\nfiles_at_once = 2\n\
+             [[archives]]\nmanifest = {:?}\nstore_options = {{ {} }}\n",
+            archives.manifest,
+            options.join(", ")
+        )
+    }
+
+    /// The fault tests' workload as 200 WAT files in a bucket of the S3 server at `endpoint`,
+    /// three images each (records padded so that a file has several segments), named by a gzip
+    /// manifest of relative paths as Common Crawl's `wat.paths.gz`; the stages read them through
+    /// an `extract` stage.
+    fn with_archives(brokers: &str, endpoint: &str) -> Self {
+        let mut cluster = Self::with(brokers, FAULTS);
+        let bucket = common::random_name("crawl");
+        common::create_bucket(endpoint, &bucket);
+        let options = common::s3_options(endpoint);
+        let list = std::fs::read_to_string(cluster.dir.path().join("list.jsonl")).unwrap();
+        let pairs: Vec<serde_json::Value> = list
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let files = 200;
+        let mut manifest = String::new();
+        let mut objects = Vec::new();
+        for (f, chunk) in pairs.chunks(pairs.len().div_ceil(files)).enumerate() {
+            let mut wat = Vec::new();
+            for (k, pair) in chunk.iter().enumerate() {
+                let page = format!("https://news.example/{f}/{k}.html");
+                wat.extend(wat_member(
+                    &page,
+                    pair["image"].as_str().unwrap(),
+                    pair["text"].as_str().unwrap(),
+                ));
+                wat.extend(wat_member(
+                    &format!("{page}?pad"),
+                    "",
+                    &noise(f * 10 + k, 900),
+                ));
+            }
+            let name = format!("segments/{f:05}/wat/part-{f:05}.warc.wat.gz");
+            manifest += &format!("crawl-data/TEST/{name}\n");
+            objects.push((format!("crawl-data/TEST/{name}"), wat));
+        }
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(manifest.as_bytes()).unwrap();
+        objects.push(("crawl-data/TEST/wat.paths.gz".into(), gz.finish().unwrap()));
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        for (name, bytes) in objects {
+            let url = format!("s3://{bucket}/{name}");
+            let (store, path) =
+                altflow::writer::store::Store::open_object(&url, options.clone()).unwrap();
+            runtime
+                .block_on(object_store::ObjectStoreExt::put(
+                    store.inner.as_ref(),
+                    &path,
+                    bytes.into(),
+                ))
+                .unwrap();
+        }
+        let upstream = endpoint.trim_start_matches("http://").to_string();
+        let (proxy, cuts) = cutting_proxy(upstream);
+        cluster.archives = Some(Archives {
+            manifest: format!("s3://{bucket}/crawl-data/TEST/wat.paths.gz"),
+            options,
+            flaky_endpoint: format!("http://{proxy}"),
+            cuts,
+        });
+        cluster.stages = vec!["extract", "filter", "fetch", "write"];
+        cluster.create_topics();
+        cluster
     }
 
     /// Starts member `name` of `stage` and waits until its `/readyz` says it is ready.
@@ -392,6 +496,90 @@ caption_column = "text"
     }
 }
 
+/// One WAT metadata record, its own gzip member: a page with one image link (none when `image`
+/// is empty; `alt` then pads the record).
+fn wat_member(page: &str, image: &str, alt: &str) -> Vec<u8> {
+    let links = if image.is_empty() {
+        serde_json::json!([{"path": "A@/href", "url": "/", "text": alt}])
+    } else {
+        serde_json::json!([{"path": "IMG@/src", "url": image, "alt": alt}])
+    };
+    let json = serde_json::json!({"Envelope": {
+        "WARC-Header-Metadata": {"WARC-Target-URI": page},
+        "Payload-Metadata": {"HTTP-Response-Metadata": {"HTML-Metadata": {"Links": links}}}
+    }})
+    .to_string();
+    let text = format!(
+        "WARC/1.0\r\nWARC-Type: metadata\r\nWARC-Target-URI: {page}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{json}\r\n\r\n",
+        json.len()
+    );
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    gz.finish().unwrap()
+}
+
+/// `len` hex digits that gzip cannot shrink much (a xorshift sequence from `seed`).
+fn noise(seed: usize, len: usize) -> String {
+    let mut x = (seed as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            char::from_digit((x % 16) as u32, 16).unwrap()
+        })
+        .collect()
+}
+
+/// A TCP proxy to `upstream` that cuts every other connection after 2,000 bytes of its answers
+/// (a long read breaking mid-object, as S3 and HTTPS do on large objects); returns its address and
+/// the number of connections it cut with bytes left to send.
+fn cutting_proxy(upstream: String) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let cuts = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = cuts.clone();
+    std::thread::spawn(move || {
+        for (n, client) in listener.incoming().enumerate() {
+            let Ok(client) = client else { continue };
+            let Ok(server) = TcpStream::connect(&upstream) else {
+                continue;
+            };
+            let (mut client_in, mut server_out) =
+                (client.try_clone().unwrap(), server.try_clone().unwrap());
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut client_in, &mut server_out);
+                let _ = server_out.shutdown(std::net::Shutdown::Write);
+            });
+            let (mut server_in, mut client_out) = (server, client);
+            let counted = counted.clone();
+            std::thread::spawn(move || {
+                if n % 2 == 1 {
+                    let mut first = vec![0u8; 2000];
+                    let mut got = 0;
+                    while got < first.len() {
+                        match server_in.read(&mut first[got..]) {
+                            Ok(0) | Err(_) => break,
+                            Ok(k) => got += k,
+                        }
+                    }
+                    let _ = client_out.write_all(&first[..got]);
+                    if got == first.len() {
+                        counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    }
+                    let _ = client_out.shutdown(std::net::Shutdown::Both);
+                    let _ = server_in.shutdown(std::net::Shutdown::Both);
+                } else {
+                    let _ = std::io::copy(&mut server_in, &mut client_out);
+                    let _ = client_out.shutdown(std::net::Shutdown::Write);
+                }
+            });
+        }
+    });
+    (address, cuts)
+}
+
 fn altflow() -> Command {
     Command::new(env!("CARGO_BIN_EXE_altflow"))
 }
@@ -447,6 +635,50 @@ fn fault_a_member_of_each_stage_killed_mid_stream() {
     cluster.kill("filter-a");
     cluster.start("filter", "filter-a2");
     cluster.finish("a member of each stage SIGKILLed");
+}
+
+#[test]
+fn fault_archives_shared_by_extract_members_one_killed_one_cut_mid_file() {
+    let Some(brokers) = common::kafka_broker() else {
+        return;
+    };
+    let Some(endpoint) = common::s3_endpoint() else {
+        return;
+    };
+    let mut cluster = Cluster::with_archives(&brokers, &endpoint);
+    cluster.start("extract", "extract-a");
+    cluster.start("extract", "extract-b");
+    cluster.start("extract", "extract-flaky");
+    cluster.start_one_each();
+    cluster.seed();
+    // Mid-stream, so mid-file: a file's segments queue behind other files' on the partition, so a
+    // member has many files begun and not finished at any time.
+    let log = cluster.dir.path().join("extract-a.log");
+    let finished = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .matches("read an archive to its end")
+            .count()
+    };
+    common::wait_for("extract-a's fifth file", Duration::from_secs(120), || {
+        finished() >= 5
+    });
+    cluster.kill("extract-a");
+    let killed_after = finished();
+    assert!(
+        killed_after < 60,
+        "extract-a had read its share: {killed_after} files"
+    );
+    cluster.wait_for_shards(20);
+    let cuts = cluster
+        .archives
+        .as_ref()
+        .unwrap()
+        .cuts
+        .load(std::sync::atomic::Ordering::SeqCst);
+    assert!(cuts >= 1, "the flaky member's reads were never cut");
+    eprintln!("extract-a SIGKILLed after {killed_after} files read to their end; {cuts} reads cut");
+    cluster.finish("archives read by 3 extract members, one SIGKILLed, one's reads cut");
 }
 
 #[test]

@@ -1181,11 +1181,12 @@ pub struct ArchiveConfig {
     #[serde(default)]
     pub crawl: String,
     /// Which of a crawl's files: `wat` (image links with alt text, about a third of the bytes of
-    /// `warc`), `warc` (the pages) .
+    /// `warc`) or `warc` (the pages).
     #[serde(default = "default_archive_kind")]
     pub kind: String,
     /// Where a manifest's relative paths (and a crawl's manifest) are: `https://data.commoncrawl.org/`
-    /// or `s3://commoncrawl/` for Common Crawl; default: the manifest's own folder, or Common
+    /// or `s3://commoncrawl/` for Common Crawl; default: the manifest's own folder (for a Common
+    /// Crawl manifest, `…/crawl-data/{crawl}/…paths.gz`, the folder above `crawl-data/`), or Common
     /// Crawl's HTTPS server for `crawl`.
     #[serde(default)]
     pub base: String,
@@ -1197,6 +1198,13 @@ pub struct ArchiveConfig {
     /// credentials also come from the usual environment variables.
     #[serde(default)]
     pub store_options: BTreeMap<String, String>,
+    /// Follow mode: list the files again at this interval and publish those not published before
+    /// (a crawler writing WARCs into a bucket, a new crawl's manifest), until the process is
+    /// stopped; `0s`: list once. Needs the `extract` stage, and a glob, prefix, manifest or crawl.
+    /// A file published again after a restart is read once: the extract stage's progress marks
+    /// skip it.
+    #[serde(default, with = "humantime_serde")]
+    pub follow: Duration,
 }
 
 fn default_archive_kind() -> String {
@@ -1415,6 +1423,14 @@ impl Pipeline {
                 matches!(archive.kind.as_str(), "wat" | "warc"),
                 &format!("archives[{i}].kind"),
                 "must be `wat` or `warc`",
+            );
+            check(
+                archive.follow.is_zero()
+                    || (self.stages.contains(&StageName::Extract)
+                        && (archive.path.is_empty()
+                            || crate::sources::listing::is_pattern(&archive.path))),
+                &format!("archives[{i}].follow"),
+                "needs the `extract` stage and a glob, prefix, manifest or crawl to list again",
             );
             if let Err(message) = crate::sources::listing::parse_files(&archive.files) {
                 check(false, &format!("archives[{i}].files"), &message);

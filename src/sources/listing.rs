@@ -52,7 +52,7 @@ pub async fn list_archives(config: &ArchiveConfig) -> Result<Vec<String>, Source
         read_manifest(&manifest, &base, config, slice).await?
     } else if !config.manifest.is_empty() {
         let base = if config.base.is_empty() {
-            folder_of(&config.manifest)
+            manifest_base(&config.manifest)
         } else {
             with_slash(&config.base)
         };
@@ -84,6 +84,16 @@ fn with_slash(location: &str) -> String {
         location.to_string()
     } else {
         format!("{location}/")
+    }
+}
+
+/// What a manifest's relative lines are relative to: for Common Crawl's
+/// (`…/crawl-data/CC-MAIN-…/wat.paths.gz`, whose lines start `crawl-data/`), the folder above
+/// `crawl-data/`; for any other, its own folder.
+fn manifest_base(manifest: &str) -> String {
+    match manifest.rfind("crawl-data/") {
+        Some(at) if manifest[at..].matches('/').count() == 2 => manifest[..at].to_string(),
+        _ => folder_of(manifest),
     }
 }
 
@@ -283,6 +293,23 @@ mod tests {
         assert!(matches("a*b*c", "aXXbYYbc"));
         assert!(matches("*", ""));
         assert!(matches("[", "["));
+    }
+
+    #[test]
+    fn common_crawl_manifests_are_relative_to_the_root_others_to_their_folder() {
+        assert_eq!(
+            manifest_base("s3://commoncrawl/crawl-data/CC-MAIN-2024-10/wat.paths.gz"),
+            "s3://commoncrawl/"
+        );
+        assert_eq!(
+            manifest_base("https://data.commoncrawl.org/crawl-data/CC-MAIN-2024-10/warc.paths.gz"),
+            "https://data.commoncrawl.org/"
+        );
+        assert_eq!(manifest_base("/data/lists/files.txt"), "/data/lists/");
+        assert_eq!(
+            manifest_base("/data/crawl-data/x/y/files.txt"),
+            "/data/crawl-data/x/y/"
+        );
     }
 
     #[test]

@@ -75,13 +75,13 @@ pub async fn open_input(
     open_input_at(location, options, 0).await
 }
 
-/// Consecutive failed attempts to resume an object-store read before the read fails.
-const RESUME_ATTEMPTS: u32 = 5;
-
-/// Like [`open_input`], from byte `start` (a ranged read). An object-store read that breaks
-/// (GB-sized objects over S3 and HTTPS do) is resumed where it broke, with a ranged request for
-/// the same version of the object, after a backoff; only [`RESUME_ATTEMPTS`] failures in a row
-/// without a byte read in between fail it, with an error of kind `ConnectionAborted`.
+/// Like [`open_input`], from byte `start` (a ranged read).
+///
+/// A read from an object store that breaks mid-body (GB-sized objects over S3 and HTTPS do) is
+/// resumed by object_store itself, with a ranged request for the same version of the object
+/// (`If-Match` on its ETag), up to its retry limits (10 tries, 3 minutes); when it gives up, the
+/// error reaches the reader with kind `ConnectionAborted`, which
+/// [`archive::is_broken_read`] tells from damaged bytes.
 pub async fn open_input_at(
     location: &str,
     options: &BTreeMap<String, String>,
@@ -107,107 +107,21 @@ pub async fn open_input_at(
         options.iter().map(|(k, v)| (k.clone(), v.clone())),
     )
     .map_err(store_error)?;
-    let mut reader = Resuming {
-        location: location.to_string(),
-        store: store.inner,
-        path,
-        e_tag: None,
-        size: None,
-        position: start,
-        body: None,
-        runtime: tokio::runtime::Handle::current(),
+    let request = object_store::GetOptions {
+        range: (start > 0).then_some(object_store::GetRange::Offset(start)),
+        ..Default::default()
     };
-    reader.open().await.map_err(|e| store_error(e.into()))?;
-    Ok(Box::new(reader))
-}
-
-/// An object-store read that resumes where it broke.
-struct Resuming {
-    location: String,
-    store: std::sync::Arc<dyn object_store::ObjectStore>,
-    path: object_store::path::Path,
-    /// The version first read: a resumed read must be of the same bytes.
-    e_tag: Option<String>,
-    size: Option<u64>,
-    position: u64,
-    body: Option<Box<dyn Read + Send>>,
-    runtime: tokio::runtime::Handle,
-}
-
-impl Resuming {
-    /// Asks for the object from `position` on.
-    async fn open(&mut self) -> Result<(), object_store::Error> {
-        let options = object_store::GetOptions {
-            range: (self.position > 0).then_some(object_store::GetRange::Offset(self.position)),
-            if_match: self.e_tag.clone(),
-            ..Default::default()
-        };
-        let object = self.store.get_opts(&self.path, options).await?;
-        if self.e_tag.is_none() {
-            self.e_tag = object.meta.e_tag.clone();
-        }
-        self.size = Some(object.meta.size);
-        let stream = object.into_stream().map_err(std::io::Error::other);
-        self.body = Some(Box::new(tokio_util::io::SyncIoBridge::new_with_handle(
-            tokio_util::io::StreamReader::new(stream),
-            self.runtime.clone(),
-        )));
-        Ok(())
-    }
-}
-
-impl Read for Resuming {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let mut failures = 0u32;
-        loop {
-            let outcome = match self.body.as_mut() {
-                Some(body) => body.read(buf),
-                None => Err(std::io::Error::other("not open")),
-            };
-            let error = match outcome {
-                // An end before the object's size is a connection that closed early.
-                Ok(0) if !buf.is_empty() && self.size.is_some_and(|size| self.position < size) => {
-                    std::io::Error::new(
-                        std::io::ErrorKind::UnexpectedEof,
-                        "the connection closed before the object's end",
-                    )
-                }
-                Ok(n) => {
-                    self.position += n as u64;
-                    return Ok(n);
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => e,
-            };
-            failures += 1;
-            if failures > RESUME_ATTEMPTS {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::ConnectionAborted,
-                    format!(
-                        "{}: reading broke at byte {} and did not resume after {RESUME_ATTEMPTS} \
-                         attempts: {error}",
-                        self.location, self.position
-                    ),
-                ));
-            }
-            let delay = std::time::Duration::from_millis(250 << failures.min(5));
-            tracing::warn!(
-                location = %self.location,
-                position = self.position,
-                %error,
-                ?delay,
-                "an object-store read broke; resuming with a ranged read"
-            );
-            crate::metrics::source_read_resumed();
-            std::thread::sleep(delay);
-            self.body = None;
-            let runtime = self.runtime.clone();
-            if let Err(error) = runtime.block_on(self.open()) {
-                // A changed object (its ETag) fails every later attempt the same way.
-                tracing::warn!(location = %self.location, %error, "resuming failed");
-            }
-        }
-    }
+    let object = store
+        .inner
+        .get_opts(&path, request)
+        .await
+        .map_err(|e| store_error(e.into()))?;
+    let stream = object
+        .into_stream()
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::ConnectionAborted, e));
+    Ok(Box::new(tokio_util::io::SyncIoBridge::new(
+        tokio_util::io::StreamReader::new(stream),
+    )))
 }
 
 /// Where a source's reading thread puts candidates: it cuts them into chunks and waits while the

@@ -326,8 +326,8 @@ impl ExtractStage {
             let error = FetchError::new(Reason::Network, detail);
             retry_or_reject(out, &self.retry, error, origin, segment.attempt, again);
         } else {
-            // Damaged bytes stay damaged: reported, not retried.
-            tracing::error!(%detail, "an archive is damaged; what came before is kept");
+            // Damaged bytes stay damaged, a missing file missing: reported, not retried.
+            tracing::error!(%detail, "an archive is damaged or missing; what came before is kept");
             out.reject_redrivable(Reason::Archive, origin, detail, &again(0));
         }
     }
