@@ -254,15 +254,12 @@ pub async fn seed_and_remember(
             continue;
         }
         for path in files {
-            let file = crate::config::ArchiveConfig {
-                path,
-                ..archive.clone()
-            };
             // One damaged archive does not lose the others: its error is logged, the next one is
             // read.
-            match crate::sources::read_archive(&file, agent.clone(), 1000, send).await {
+            let options = &archive.store_options;
+            match crate::sources::read_archive(&path, options, agent.clone(), 1000, send).await {
                 Ok(read) => {
-                    tracing::info!(archive = %file.path, candidates = read, "published an archive");
+                    tracing::info!(archive = %path, candidates = read, "published an archive");
                     count += read as usize;
                 }
                 Err(error) => tracing::error!(%error, "archive not read to its end"),

@@ -307,8 +307,12 @@ fn validate_names_the_bad_key_and_file() {
         "{stderr}"
     );
 
-    // The shipped Kafka pipelines: the local one and the cluster's (k8s/).
-    for shipped in ["pipelines/kafka.toml", "k8s/base/pipeline.toml"] {
+    // The shipped Kafka pipelines: the local one, Common Crawl's and the cluster's (k8s/).
+    for shipped in [
+        "pipelines/kafka.toml",
+        "pipelines/common-crawl.toml",
+        "k8s/base/pipeline.toml",
+    ] {
         common::stdout_of(altflow().arg("validate").arg(common::root().join(shipped)));
     }
 }

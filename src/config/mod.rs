@@ -1170,16 +1170,13 @@ pub struct ArchiveConfig {
     /// (`s3://commoncrawl/crawl-data/…/x.warc.gz`, `gs://…`, `az://…`, `https://…`). With `*`,
     /// `?` or `[…]` in its last part, or ending in `/`, it names every file listed there that
     /// matches (`s3://bucket/crawl/*.warc.gz`; a `/` at the end: every file below it).
-    #[serde(default)]
-    pub path: String,
+    pub path: Option<String>,
     /// A list of files, one per line (plain or gzip-compressed, as Common Crawl's `wat.paths.gz`),
     /// each relative to `base` unless it is a URL.
-    #[serde(default)]
-    pub manifest: String,
+    pub manifest: Option<String>,
     /// A Common Crawl crawl id, e.g. `CC-MAIN-2024-10`: its manifest of `kind` files,
     /// `{base}crawl-data/{crawl}/{kind}.paths.gz`.
-    #[serde(default)]
-    pub crawl: String,
+    pub crawl: Option<String>,
     /// Which of a crawl's files: `wat` (image links with alt text, about a third of the bytes of
     /// `warc`) or `warc` (the pages).
     #[serde(default = "default_archive_kind")]
@@ -1314,7 +1311,8 @@ impl Pipeline {
             }
         }
         for archive in &mut self.archives {
-            for location in [&mut archive.path, &mut archive.manifest, &mut archive.base] {
+            let named = [archive.path.as_mut(), archive.manifest.as_mut()];
+            for location in named.into_iter().flatten().chain([&mut archive.base]) {
                 if !location.is_empty()
                     && let Ok(crate::writer::store::Output::Local(_)) =
                         crate::writer::store::parse_output(location)
@@ -1412,7 +1410,7 @@ impl Pipeline {
         for (i, archive) in self.archives.iter().enumerate() {
             let named = [&archive.path, &archive.manifest, &archive.crawl]
                 .iter()
-                .filter(|s| !s.is_empty())
+                .filter(|s| s.is_some())
                 .count();
             check(
                 named == 1,
@@ -1427,8 +1425,10 @@ impl Pipeline {
             check(
                 archive.follow.is_zero()
                     || (self.stages.contains(&StageName::Extract)
-                        && (archive.path.is_empty()
-                            || crate::sources::listing::is_pattern(&archive.path))),
+                        && archive
+                            .path
+                            .as_deref()
+                            .is_none_or(crate::sources::listing::is_pattern)),
                 &format!("archives[{i}].follow"),
                 "needs the `extract` stage and a glob, prefix, manifest or crawl to list again",
             );

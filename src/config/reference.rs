@@ -354,7 +354,7 @@ mod tests {
             "| `crawl.max_page_bytes` | integer | `4194304` (4 MiB) |",
             "| `filter.preset` | one of `cc3m`, `cc12m`, `alt200m`, `lait` | `\"cc12m\"` |",
             "| `filter.RULE` | any | the preset's |",
-            "| `stages` | list of one of `crawl`, `filter`",
+            "| `stages` | list of one of `crawl`, `extract`, `filter`",
             "| `url_lists.path` | path | required |",
             "| `score.select.NAME.window` | integer |",
             "| `score.clip_model` | path | — |",

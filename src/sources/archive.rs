@@ -7,7 +7,6 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::sync::{Arc, Mutex};
 
 use crate::bounded::BoundedCounter;
-use crate::config::ArchiveConfig;
 use crate::record::{Candidate, sample_id};
 use crate::sources::{SourceError, drive, open_input};
 use crate::web::html;
@@ -270,11 +269,13 @@ pub fn read_segment(
     }
 }
 
-/// Reads the archive `config` names and calls `each` with its candidates in chunks of at most
-/// `chunk`; returns how many there were. A framing error ends the archive with an error naming the
-/// byte where the damaged record starts; the candidates before it have been handed over.
+/// Reads the archive at `location` (read with object_store `options`) and calls `each` with its
+/// candidates in chunks of at most `chunk`; returns how many there were. A framing error ends the
+/// archive with an error naming the byte where the damaged record starts; the candidates before it
+/// have been handed over.
 pub async fn read_archive<F, Fut>(
-    config: &ArchiveConfig,
+    location: &str,
+    options: &std::collections::BTreeMap<String, String>,
     agent: Option<String>,
     chunk: usize,
     each: F,
@@ -283,8 +284,8 @@ where
     F: FnMut(Vec<Candidate>) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
-    let location = config.path.clone();
-    let input = open_input(&location, &config.store_options).await?;
+    let location = location.to_string();
+    let input = open_input(&location, options).await?;
     let read = move |sink: &mut crate::sources::Sink| {
         let candidates = ArchiveCandidates::new(agent);
         let mut open = true;

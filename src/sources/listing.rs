@@ -42,23 +42,17 @@ pub async fn list_archives(config: &ArchiveConfig) -> Result<Vec<String>, Source
         row: 0,
         reason,
     })?;
-    let files = if !config.crawl.is_empty() {
-        let base = if config.base.is_empty() {
-            COMMON_CRAWL.to_string()
-        } else {
-            with_slash(&config.base)
-        };
-        let manifest = format!("{base}crawl-data/{}/{}.paths.gz", config.crawl, config.kind);
+    let given_base = (!config.base.is_empty()).then(|| with_slash(&config.base));
+    let path = config.path.as_deref().unwrap_or_default();
+    let files = if let Some(crawl) = &config.crawl {
+        let base = given_base.unwrap_or_else(|| COMMON_CRAWL.to_string());
+        let manifest = format!("{base}crawl-data/{crawl}/{}.paths.gz", config.kind);
         read_manifest(&manifest, &base, config, slice).await?
-    } else if !config.manifest.is_empty() {
-        let base = if config.base.is_empty() {
-            manifest_base(&config.manifest)
-        } else {
-            with_slash(&config.base)
-        };
-        read_manifest(&config.manifest, &base, config, slice).await?
-    } else if is_pattern(&config.path) {
-        let mut files = list_matching(&config.path, config).await?;
+    } else if let Some(manifest) = &config.manifest {
+        let base = given_base.unwrap_or_else(|| manifest_base(manifest));
+        read_manifest(manifest, &base, config, slice).await?
+    } else if is_pattern(path) {
+        let mut files = list_matching(path, config).await?;
         if let Some((first, last)) = slice {
             files = files
                 .into_iter()
@@ -68,7 +62,7 @@ pub async fn list_archives(config: &ArchiveConfig) -> Result<Vec<String>, Source
         }
         files
     } else {
-        vec![config.path.clone()]
+        vec![path.to_string()]
     };
     Ok(files)
 }
