@@ -24,7 +24,7 @@ pub struct RunArgs {
 /// `altflow stage`.
 #[derive(clap::Args)]
 pub struct StageArgs {
-    /// One of: crawl, filter, fetch, score, dedup, qgen, write, retry, failures.
+    /// One of: crawl, extract, filter, fetch, score, dedup, qgen, write, retry, failures.
     name: StageName,
     /// Pipeline file with bus.kind = "kafka".
     #[arg(long)]
