@@ -89,10 +89,17 @@ pub fn open_bus(pipeline: &Pipeline) -> (Arc<dyn Bus>, Option<EmbeddedBus>) {
             // them back to their inputs (fetch waiting on a full `retry` while the retry stage
             // waits on a full `accepted` stops both for good). What enters a cycle from outside
             // still waits, so the cycle holds at most the records admitted into it: each on one of
-            // its topics or in its stages, until it succeeds or its attempts are spent.
+            // its topics or in its stages, until it succeeds or its attempts are spent. The extract
+            // stage feeds its own input too (a file's next segment): `archives` holds one record
+            // per file listed, and the seeder that fills it would otherwise wait on the stage that
+            // waits on it.
             let bus = EmbeddedBus::with_feedback_topics(
                 pipeline.bus.capacity,
-                vec![pipeline.topic("frontier"), pipeline.topic("retry")],
+                vec![
+                    pipeline.topic("frontier"),
+                    pipeline.topic("retry"),
+                    pipeline.topic("archives"),
+                ],
             );
             (Arc::new(bus.clone()), Some(bus))
         }

@@ -272,15 +272,20 @@ fn split_site(dir: &Path, base: &str, files: usize) -> Vec<PathBuf> {
 }
 
 /// `pipeline` with the extract stage reading `archives` (TOML of `[[archives]]` entries), small
-/// segments so that every file has several.
+/// segments so that every file has several, and topics of 8 records a partition, far fewer than
+/// the files: the extract stage feeds its own input, which must not wait on itself.
 fn extract_pipeline(dir: &Path, port: u16, archives: &str) -> PathBuf {
     let path = pipeline(dir, port, Some("unused"), "");
     let text = std::fs::read_to_string(&path).unwrap();
     let at = text.find("\n[[archives]]").unwrap();
     let text = text[..at]
         .replace("stages = [\"filter\"", "stages = [\"extract\", \"filter\"")
-        .to_string()
+        .replace("capacity = 512 ", "capacity = 8 ")
         + &format!("\n[extract]\nsegment_bytes = 600\nfiles_at_once = 3\n\n{archives}\n");
+    assert!(
+        text.contains("capacity = 8 ") && text.contains("\"extract\""),
+        "pipelines/local.toml changed: adapt this test"
+    );
     std::fs::write(&path, text).unwrap();
     path
 }
