@@ -191,15 +191,47 @@ pub fn kafka_settings(brokers: &str) -> altflow::bus::kafka::KafkaSettings {
     }
 }
 
+/// The longest an `altflow run` of a test may take: far past any test's run, so that one that
+/// hangs (stages waiting on each other) fails the test instead of the whole CI run.
+const RUN_LIMIT: Duration = Duration::from_secs(300);
+
 /// Runs `altflow run PIPELINE` to completion and returns its funnel (stdout); fails the test if the
-/// run fails.
+/// run fails or has not ended within [`RUN_LIMIT`].
 pub fn run_funnel(pipeline: &std::path::Path) -> String {
-    let stdout = stdout_of(
-        Command::new(env!("CARGO_BIN_EXE_altflow"))
-            .arg("run")
-            .arg(pipeline),
-    );
-    String::from_utf8_lossy(&stdout).into_owned()
+    use std::io::Read as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_altflow"))
+        .arg("run")
+        .arg(pipeline)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting altflow run");
+    let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let deadline = Instant::now() + RUN_LIMIT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let log = stderr.join().unwrap_or_default();
+            let tail = &log[log.len().saturating_sub(4000)..];
+            panic!("altflow run {pipeline:?} did not end in {RUN_LIMIT:?}:\n{tail}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let log = stderr.join().unwrap_or_default();
+    assert!(status.success(), "altflow run {pipeline:?} failed: {log}");
+    stdout.join().unwrap_or_default()
 }
 
 /// The words of `stage`'s row of a funnel: name, in, out, rejected, then `reason=count` entries.
