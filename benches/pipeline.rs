@@ -332,6 +332,95 @@ fn sitemap(c: &mut Criterion) {
     group.finish();
 }
 
+/// A WAT file in Common Crawl's shape, in memory: `records` metadata records, each its own gzip
+/// member, each page with 10 image links (alt text included) and 30 other links.
+fn wat_file(records: usize) -> Vec<u8> {
+    use std::io::Write;
+    let mut file = Vec::new();
+    for r in 0..records {
+        let page = format!("https://news{}.example.com/2026/11/story-{r}.html", r % 97);
+        let mut links: Vec<serde_json::Value> = (0..10)
+            .map(|i| {
+                serde_json::json!({"path": "IMG@/src", "url": format!("/images/{r}/{i}.jpg"),
+                    "alt": format!("a photo of item {i} on page {r} with a few words")})
+            })
+            .collect();
+        links.extend((0..30).map(|i| {
+            serde_json::json!({"path": "A@/href", "url": format!("/section/{i}/{r}"),
+                "text": format!("section {i}")})
+        }));
+        let json = serde_json::json!({"Envelope": {
+            "WARC-Header-Metadata": {"WARC-Target-URI": page},
+            "Payload-Metadata": {"HTTP-Response-Metadata": {"HTML-Metadata": {"Links": links}}}
+        }})
+        .to_string();
+        let record = format!(
+            "WARC/1.0\r\nWARC-Type: metadata\r\nWARC-Target-URI: {page}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{json}\r\n\r\n",
+            json.len()
+        );
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gzip.write_all(record.as_bytes()).unwrap();
+        file.extend(gzip.finish().unwrap());
+    }
+    file
+}
+
+/// Reading a WAT file: inflating alone (the floor), the whole-file reader `altflow extract`
+/// uses, and the extract stage's segment reader (member by member, so that each member's end is a
+/// checkpoint), with the candidates made from every record.
+fn archive(c: &mut Criterion) {
+    use altflow::sources::ArchiveCandidates;
+    use altflow::sources::archive::{MAX_RECORD_BYTES, read_segment};
+    use std::io::Read;
+    let records = 2_000;
+    let file = wat_file(records);
+    let mut group = c.benchmark_group("wat_2000_records");
+    group.throughput(Throughput::Bytes(file.len() as u64));
+    group.sample_size(20);
+    group.bench_function("inflate_only", |b| {
+        b.iter(|| {
+            let mut out = Vec::new();
+            flate2::read::MultiGzDecoder::new(black_box(&file[..]))
+                .read_to_end(&mut out)
+                .unwrap();
+            out.len()
+        })
+    });
+    // The whole-file reader takes a `'static` input.
+    let leaked: &'static [u8] = Box::leak(file.clone().into_boxed_slice());
+    group.bench_function("whole_file_reader", |b| {
+        let candidates = ArchiveCandidates::new(None);
+        b.iter(|| {
+            let reader = altflow::web::warc::reader(black_box(leaked), MAX_RECORD_BYTES);
+            let mut found = 0;
+            for record in reader.unwrap() {
+                found += candidates.of_record(&record.unwrap()).len();
+            }
+            assert_eq!(found, records * 10);
+        })
+    });
+    group.bench_function("segment_reader", |b| {
+        let candidates = ArchiveCandidates::new(None);
+        b.iter(|| {
+            let mut found = 0;
+            let read = read_segment(
+                black_box(&file[..]),
+                0,
+                u64::MAX,
+                MAX_RECORD_BYTES,
+                |record| {
+                    found += candidates.of_record(&record).len();
+                    true
+                },
+            )
+            .unwrap();
+            assert_eq!((read.records, found), (records as u64, records * 10));
+        })
+    });
+    group.finish();
+}
+
 fn filter(c: &mut Criterion) {
     use altflow::filter::{Preset, Rules, TextFilter};
     let mut group = c.benchmark_group("filter");
@@ -415,6 +504,7 @@ criterion_group!(
     fetch_image,
     html,
     sitemap,
+    archive,
     filter,
     dedup,
     relatedness
