@@ -87,8 +87,11 @@ impl ArchiveCandidates {
             "metadata" => crate::web::warc::wat_images(&record.block)
                 .into_iter()
                 .filter_map(|image| {
-                    let page =
-                        url::Url::parse(&image.page_url).unwrap_or_else(|_| page_url.clone());
+                    // Every link of a record is on the same page: parse its URL once.
+                    let page = match &image.page_url {
+                        u if u.is_empty() || u == page_url.as_str() => page_url.clone(),
+                        u => url::Url::parse(u).unwrap_or_else(|_| page_url.clone()),
+                    };
                     let image_url = page.join(&image.image_url).ok()?;
                     if !matches!(image_url.scheme(), "http" | "https") {
                         return None;
