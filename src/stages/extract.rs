@@ -157,6 +157,9 @@ enum Failure {
     Open(SourceError),
     /// Reading stopped inside the file.
     Read(SegmentError),
+    /// The reading panicked, with this message: the record goes to the dead letters, as any
+    /// stage's record whose work panics.
+    Panicked(String),
 }
 
 impl Failure {
@@ -169,7 +172,7 @@ impl Failure {
             }) => false,
             Failure::Open(SourceError::Store { .. }) => true,
             Failure::Open(SourceError::Io { source, .. }) => is_broken_read(source),
-            Failure::Open(_) => false,
+            Failure::Open(_) | Failure::Panicked(_) => false,
             Failure::Read(error) => error.is_transient(),
         }
     }
@@ -204,11 +207,11 @@ async fn read(
     };
     tokio::task::spawn_blocking(work)
         .await
-        .unwrap_or_else(|panic| Outcome {
+        .unwrap_or_else(|error| Outcome {
             found: Vec::new(),
-            read: Err(Failure::Open(SourceError::Io {
-                location: "an archive".into(),
-                source: std::io::Error::other(format!("reading panicked: {panic}")),
+            read: Err(Failure::Panicked(match error.try_into_panic() {
+                Ok(panic) => crate::stage::panic_message(&*panic),
+                Err(error) => error.to_string(),
             })),
         })
 }
@@ -302,6 +305,10 @@ impl ExtractStage {
         };
         // Where a later try starts: the last good boundary (what came before it was emitted).
         let (resume, detail) = match &failure {
+            Failure::Panicked(panic) => {
+                out.panicked(input, panic);
+                return;
+            }
             Failure::Open(error) => (segment.start, error.to_string()),
             Failure::Read(error) => {
                 self.metrics.archive_read(error.offset - segment.start);

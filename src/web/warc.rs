@@ -361,30 +361,32 @@ pub fn wat_images(json: &[u8]) -> Vec<WatImage> {
     // goes through the tolerant path, which keeps what it can.
     if let Ok(wat) = serde_json::from_slice::<wat::Record<'_>>(json) {
         let envelope = wat.envelope;
-        let page_url = envelope.header.uri.unwrap_or_default().into_owned();
-        return envelope
-            .payload
-            .http
-            .html
-            .links
-            .into_iter()
-            .filter(|l| {
-                l.path
-                    .as_deref()
-                    .is_some_and(|p| p.eq_ignore_ascii_case("IMG@/src"))
-            })
-            .filter_map(|l| {
-                let alt = crate::web::html::collapse(l.alt.as_deref()?);
-                let url = l.url?.into_owned();
-                (!alt.is_empty()).then(|| WatImage {
-                    page_url: page_url.clone(),
-                    image_url: url,
-                    alt,
-                })
-            })
-            .collect();
+        let links = envelope.payload.http.html.links;
+        let links = links
+            .iter()
+            .map(|l| (l.path.as_deref(), l.url.as_deref(), l.alt.as_deref()));
+        return images_of(envelope.header.uri.as_deref().unwrap_or(""), links);
     }
     wat_images_tolerant(json)
+}
+
+/// The images among a page's links, given as (`path`, `url`, `alt`): `IMG@/src` links with a URL
+/// and a non-empty alt text.
+fn images_of<'a>(
+    page_url: &str,
+    links: impl Iterator<Item = (Option<&'a str>, Option<&'a str>, Option<&'a str>)>,
+) -> Vec<WatImage> {
+    links
+        .filter(|(path, _, _)| path.is_some_and(|p| p.eq_ignore_ascii_case("IMG@/src")))
+        .filter_map(|(_, url, alt)| {
+            let (url, alt) = (url?, crate::web::html::collapse(alt?));
+            (!alt.is_empty()).then(|| WatImage {
+                page_url: page_url.to_string(),
+                image_url: url.to_string(),
+                alt,
+            })
+        })
+        .collect()
 }
 
 /// The parts of a WAT record [`wat_images`] reads, borrowed from the JSON where no escape forces a
@@ -452,31 +454,13 @@ fn wat_images_tolerant(json: &[u8]) -> Vec<WatImage> {
     let envelope = &value["Envelope"];
     let page_url = envelope["WARC-Header-Metadata"]["WARC-Target-URI"]
         .as_str()
-        .unwrap_or("")
-        .to_string();
+        .unwrap_or("");
     let links = &envelope["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"]["Links"];
-    links
-        .as_array()
-        .map(|links| {
-            links
-                .iter()
-                .filter(|l| {
-                    l["path"]
-                        .as_str()
-                        .is_some_and(|p| p.eq_ignore_ascii_case("IMG@/src"))
-                })
-                .filter_map(|l| {
-                    let alt = crate::web::html::collapse(l["alt"].as_str()?);
-                    let url = l["url"].as_str()?.to_string();
-                    (!alt.is_empty()).then(|| WatImage {
-                        page_url: page_url.clone(),
-                        image_url: url,
-                        alt,
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+    let links = links.as_array().map(Vec::as_slice).unwrap_or_default();
+    let links = links
+        .iter()
+        .map(|l| (l["path"].as_str(), l["url"].as_str(), l["alt"].as_str()));
+    images_of(page_url, links)
 }
 
 #[cfg(test)]
