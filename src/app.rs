@@ -251,7 +251,14 @@ pub async fn seed_and_remember(
     }
     let agent = opt_out_agent(pipeline);
     for (source, archive) in pipeline.archives.iter().enumerate() {
-        let files = crate::sources::listing::list_archives(archive).await?;
+        // An entry that cannot be listed does not lose the others: logged, the next one is read.
+        let files = match crate::sources::listing::list_archives(archive).await {
+            Ok(files) => files,
+            Err(error) => {
+                tracing::error!(%error, "an [[archives]] entry could not be listed");
+                continue;
+            }
+        };
         if files.is_empty() {
             tracing::warn!(?archive, "an [[archives]] entry names no file");
         }

@@ -8,7 +8,7 @@ use futures::TryStreamExt;
 
 use crate::config::ArchiveConfig;
 use crate::sources::{SourceError, open_input};
-use crate::writer::store::Store;
+use crate::writer::store::{Output, Store, parse_output};
 
 /// Common Crawl's HTTPS server, where a `crawl`'s manifest and files are read by default.
 pub const COMMON_CRAWL: &str = "https://data.commoncrawl.org/";
@@ -170,6 +170,16 @@ async fn list_matching(pattern: &str, config: &ArchiveConfig) -> Result<Vec<Stri
         location: pattern.to_string(),
         source,
     };
+    // Store::open makes a missing local folder (it is how outputs are opened); a source's must
+    // exist.
+    if let Ok(Output::Local(dir)) = parse_output(&folder)
+        && !dir.is_dir()
+    {
+        return Err(SourceError::Io {
+            location: pattern.to_string(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder"),
+        });
+    }
     let store = Store::open(&folder, &config.store_options).map_err(store_error)?;
     let prefix = (!store.prefix.as_ref().is_empty()).then_some(&store.prefix);
     let mut names: Vec<String> = store
@@ -304,6 +314,19 @@ mod tests {
             manifest_base("/data/crawl-data/x/y/files.txt"),
             "/data/crawl-data/x/y/"
         );
+    }
+
+    #[tokio::test]
+    async fn a_glob_in_a_missing_folder_is_an_error_and_makes_no_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nowhere");
+        let config = ArchiveConfig {
+            path: Some(format!("{}/*.warc.gz", missing.display())),
+            ..Default::default()
+        };
+        let error = list_archives(&config).await.unwrap_err();
+        assert!(error.to_string().contains("no such folder"), "{error}");
+        assert!(!missing.exists());
     }
 
     #[test]
