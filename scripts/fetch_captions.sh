@@ -2,7 +2,8 @@
 # Fetches real alt texts for the filter benchmark and the PERSON measurement into
 # .tools/captions/alts.txt (one distinct alt text per line, in order of first appearance), and keeps
 # the news pages themselves in .tools/captions/pages/ for the dominance labels of
-# scripts/quality_report.py.
+# scripts/quality_report.py, and the GIMP manual's pages in .tools/captions/gimp/ for the Common
+# Crawl-shaped archives of scripts/make_cc_archives.py.
 #
 # No registry reachable here ships a web caption corpus (CC3M, CC12M, COCO captions), so this takes
 # the real `<img alt>` attributes of two sources, fetched, never committed:
@@ -13,7 +14,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$root/.tools/captions"
-[ -s "$out/alts.txt" ] && [ -d "$out/pages" ] && { echo "$out/alts.txt is there"; exit 0; }
+[ -s "$out/alts.txt" ] && [ -d "$out/pages" ] && [ -d "$out/gimp" ] && { echo "$out/alts.txt is there"; exit 0; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
@@ -24,6 +25,8 @@ cp "$tmp"/newspaper4k-0.9.6/tests/data/html/*.html "$out/pages/"
 (cd "$tmp" && apt-get download gimp-help-en >/dev/null 2>&1 \
   || { apt-get update >/dev/null && apt-get download gimp-help-en >/dev/null; })
 dpkg-deb -x "$tmp"/gimp-help-en_*.deb "$tmp/gimp"
+rm -rf "$out/gimp"
+cp -r "$tmp/gimp/usr/share/gimp/2.0/help/en" "$out/gimp"
 python3 - "$tmp/newspaper4k-0.9.6/tests/data/html" "$tmp/gimp/usr/share/gimp/2.0/help/en" \
   > "$out/alts.txt" <<'PY'
 import os, sys

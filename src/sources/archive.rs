@@ -84,28 +84,36 @@ impl ArchiveCandidates {
                     .map(|(image, pages_seen)| html::candidate(image, &page, &page_url, pages_seen))
                     .collect()
             }
-            "metadata" => crate::web::warc::wat_images(&record.block)
-                .into_iter()
-                .filter_map(|image| {
-                    // Every link of a record is on the same page: parse its URL once.
-                    let page = match &image.page_url {
-                        u if u.is_empty() || u == page_url.as_str() => page_url.clone(),
-                        u => url::Url::parse(u).unwrap_or_else(|_| page_url.clone()),
-                    };
-                    let image_url = page.join(&image.image_url).ok()?;
-                    if !matches!(image_url.scheme(), "http" | "https") {
-                        return None;
-                    }
-                    let alt = image.alt;
-                    Some(Candidate {
-                        id: sample_id(image_url.as_str(), &alt),
-                        image_url: image_url.into(),
-                        alt,
-                        page_url: page.into(),
-                        ..Default::default()
+            "metadata" => {
+                let Some(wat) = crate::web::warc::wat_page(&record.block) else {
+                    return Vec::new();
+                };
+                // The envelope names the page; the record's own target is the fallback.
+                let page = match wat.page_url.as_str() {
+                    u if u.is_empty() || u == page_url.as_str() => page_url,
+                    u => url::Url::parse(u).unwrap_or(page_url),
+                };
+                // Relative links resolve against `<base href>` where the page has one, as in a
+                // crawled page (html::extract) and in cc2dataset.
+                let base = wat.base.as_deref().and_then(|b| page.join(b.trim()).ok());
+                let base = base.as_ref().unwrap_or(&page);
+                wat.images
+                    .into_iter()
+                    .filter_map(|image| {
+                        let image_url = base.join(&image.image_url).ok()?;
+                        if !matches!(image_url.scheme(), "http" | "https") {
+                            return None;
+                        }
+                        Some(Candidate {
+                            id: sample_id(image_url.as_str(), &image.alt),
+                            image_url: image_url.into(),
+                            alt: image.alt,
+                            page_url: page.as_str().to_string(),
+                            ..Default::default()
+                        })
                     })
-                })
-                .collect(),
+                    .collect()
+            }
             _ => Vec::new(),
         }
     }
@@ -479,8 +487,11 @@ mod tests {
     fn wat_metadata_gives_its_image_links() {
         let json = serde_json::json!({"Envelope": {
             "WARC-Header-Metadata": {"WARC-Target-URI": "https://example.com/a/page.html"},
-            "Payload-Metadata": {"HTTP-Response-Metadata": {"HTML-Metadata": {"Links": [
+            "Payload-Metadata": {"HTTP-Response-Metadata": {"HTML-Metadata": {
+                "Head": {"Base": " https://cdn.example.net/media/ "},
+                "Links": [
                 {"path": "IMG@/src", "url": "/dog.png", "alt": " a  dog "},
+                {"path": "IMG@/src", "url": "cat.png", "alt": "a cat"},
                 {"path": "IMG@/src", "url": "javascript:x()", "alt": "a script"},
                 {"path": "A@/href", "url": "/other.html", "text": "other"},
             ]}}}
@@ -498,12 +509,20 @@ mod tests {
             truncated: false,
         };
         let found = ArchiveCandidates::new(None).of_record(&record);
-        assert_eq!(found.len(), 1);
-        assert_eq!(found[0].image_url, "https://example.com/dog.png");
+        // Relative links resolve against the page's `<base href>`, itself resolved on the page.
+        let urls: Vec<_> = found.iter().map(|c| c.image_url.as_str()).collect();
+        assert_eq!(
+            urls,
+            [
+                "https://cdn.example.net/dog.png",
+                "https://cdn.example.net/media/cat.png"
+            ]
+        );
         assert_eq!(found[0].alt, "a dog");
+        assert_eq!(found[0].page_url, "https://example.com/a/page.html");
         assert_eq!(
             found[0].id,
-            sample_id("https://example.com/dog.png", "a dog")
+            sample_id("https://cdn.example.net/dog.png", "a dog")
         );
     }
 }

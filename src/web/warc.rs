@@ -341,39 +341,59 @@ fn dechunk(mut raw: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// An image link from WAT metadata: page URL, image URL (as written), alt text.
+/// A page as a WAT `metadata` record describes it: its URL, its `<base href>`, its image links.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WatPage {
+    /// The page's URL (`WARC-Target-URI`).
+    pub page_url: String,
+    /// The page's `<base href>` as written (`HTML-Metadata / Head / Base`): relative image URLs
+    /// resolve against it, itself resolved against the page's URL.
+    pub base: Option<String>,
+    /// The page's `<img>` links that have an alt text.
+    pub images: Vec<WatImage>,
+}
+
+/// An image link from WAT metadata: image URL (as written) and alt text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WatImage {
-    /// The page the link is on.
-    pub page_url: String,
     /// The image URL as written in the page.
     pub image_url: String,
-    /// The alt text.
+    /// The alt text, whitespace collapsed.
     pub alt: String,
 }
 
-/// The `<img>` links with alt text in a WAT `metadata` record's JSON (Common Crawl layout:
-/// `Envelope / Payload-Metadata / HTTP-Response-Metadata / HTML-Metadata / Links`, entries with
-/// `path` `IMG@/src`).
-pub fn wat_images(json: &[u8]) -> Vec<WatImage> {
+/// The page and `<img>` links with alt text of a WAT `metadata` record's JSON (Common Crawl
+/// layout: `Envelope / Payload-Metadata / HTTP-Response-Metadata / HTML-Metadata / Links`, entries
+/// with `path` `IMG@/src`); `None` for a record without links (a request's or a metadata record's,
+/// two of every three in a WAT file) or that is not JSON.
+pub fn wat_page(json: &[u8]) -> Option<WatPage> {
+    // The typed parse below needs the exact key; without it the record is skipped unparsed.
+    memchr::memmem::find(json, b"\"Links\"")?;
     // Typed and borrowing: the parser skips the rest of the record (headers, scripts, metas) without
     // building it, several times faster than a `Value`. A record whose fields have unexpected types
     // goes through the tolerant path, which keeps what it can.
-    if let Ok(wat) = serde_json::from_slice::<wat::Record<'_>>(json) {
-        let envelope = wat.envelope;
-        let links = envelope.payload.http.html.links;
-        let links = links
-            .iter()
-            .map(|l| (l.path.as_deref(), l.url.as_deref(), l.alt.as_deref()));
-        return images_of(envelope.header.uri.as_deref().unwrap_or(""), links);
-    }
-    wat_images_tolerant(json)
+    let page = match serde_json::from_slice::<wat::Record<'_>>(json) {
+        Ok(wat) => {
+            let envelope = wat.envelope;
+            let html = envelope.payload.http.html;
+            let links = html
+                .links
+                .iter()
+                .map(|l| (l.path.as_deref(), l.url.as_deref(), l.alt.as_deref()));
+            WatPage {
+                page_url: envelope.header.uri.unwrap_or_default().into_owned(),
+                base: html.head.base.map(|b| b.into_owned()),
+                images: images_of(links),
+            }
+        }
+        Err(_) => wat_page_tolerant(json)?,
+    };
+    (!page.images.is_empty()).then_some(page)
 }
 
 /// The images among a page's links, given as (`path`, `url`, `alt`): `IMG@/src` links with a URL
 /// and a non-empty alt text.
 fn images_of<'a>(
-    page_url: &str,
     links: impl Iterator<Item = (Option<&'a str>, Option<&'a str>, Option<&'a str>)>,
 ) -> Vec<WatImage> {
     links
@@ -381,7 +401,6 @@ fn images_of<'a>(
         .filter_map(|(_, url, alt)| {
             let (url, alt) = (url?, crate::web::html::collapse(alt?));
             (!alt.is_empty()).then(|| WatImage {
-                page_url: page_url.to_string(),
                 image_url: url.to_string(),
                 alt,
             })
@@ -389,7 +408,7 @@ fn images_of<'a>(
         .collect()
 }
 
-/// The parts of a WAT record [`wat_images`] reads, borrowed from the JSON where no escape forces a
+/// The parts of a WAT record [`wat_page`] reads, borrowed from the JSON where no escape forces a
 /// copy.
 mod wat {
     use std::borrow::Cow;
@@ -430,8 +449,16 @@ mod wat {
 
     #[derive(Deserialize, Default)]
     pub(super) struct Html<'a> {
+        #[serde(rename = "Head", borrow, default)]
+        pub head: Head<'a>,
         #[serde(rename = "Links", borrow, default)]
         pub links: Vec<Link<'a>>,
+    }
+
+    #[derive(Deserialize, Default)]
+    pub(super) struct Head<'a> {
+        #[serde(rename = "Base", borrow, default)]
+        pub base: Option<Cow<'a, str>>,
     }
 
     #[derive(Deserialize)]
@@ -445,22 +472,24 @@ mod wat {
     }
 }
 
-/// [`wat_images`] over a JSON tree: slower, and keeps the well-formed links of a record whose
+/// [`wat_page`] over a JSON tree: slower, and keeps the well-formed links of a record whose
 /// other parts have unexpected types.
-fn wat_images_tolerant(json: &[u8]) -> Vec<WatImage> {
-    let Ok(value) = serde_json::from_slice::<serde_json::Value>(json) else {
-        return Vec::new();
-    };
+fn wat_page_tolerant(json: &[u8]) -> Option<WatPage> {
+    let value = serde_json::from_slice::<serde_json::Value>(json).ok()?;
     let envelope = &value["Envelope"];
-    let page_url = envelope["WARC-Header-Metadata"]["WARC-Target-URI"]
-        .as_str()
-        .unwrap_or("");
-    let links = &envelope["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"]["Links"];
-    let links = links.as_array().map(Vec::as_slice).unwrap_or_default();
+    let html = &envelope["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+    let links = html["Links"].as_array().map(Vec::as_slice).unwrap_or_default();
     let links = links
         .iter()
         .map(|l| (l["path"].as_str(), l["url"].as_str(), l["alt"].as_str()));
-    images_of(page_url, links)
+    Some(WatPage {
+        page_url: envelope["WARC-Header-Metadata"]["WARC-Target-URI"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        base: html["Head"]["Base"].as_str().map(str::to_string),
+        images: images_of(links),
+    })
 }
 
 #[cfg(test)]
@@ -571,31 +600,38 @@ mod tests {
     #[test]
     fn wat_image_links() {
         let json = br#"{"Envelope":{"WARC-Header-Metadata":{"WARC-Target-URI":"http://e.com/p"},
-            "Payload-Metadata":{"HTTP-Response-Metadata":{"HTML-Metadata":{"Links":[
+            "Payload-Metadata":{"HTTP-Response-Metadata":{"HTML-Metadata":{
+              "Head":{"Title":"t","Base":"/docs/"},"Links":[
               {"path":"IMG@/src","url":"/a.jpg","alt":" a  cat "},
               {"path":"IMG@/src","url":"/b.jpg"},
               {"path":"A@/href","url":"/x.html","text":"x"}]}}}}}"#;
+        let image = |url: &str, alt: &str| WatImage {
+            image_url: url.into(),
+            alt: alt.into(),
+        };
         assert_eq!(
-            wat_images(json),
-            vec![WatImage {
+            wat_page(json),
+            Some(WatPage {
                 page_url: "http://e.com/p".into(),
-                image_url: "/a.jpg".into(),
-                alt: "a cat".into()
-            }]
+                base: Some("/docs/".into()),
+                images: vec![image("/a.jpg", "a cat")],
+            })
         );
-        assert!(wat_images(b"not json").is_empty());
+        assert_eq!(wat_page(b"not json"), None);
+        // A request's record: no links, not parsed.
+        assert_eq!(wat_page(br#"{"Envelope":{"Payload-Metadata":{}}}"#), None);
         // Escapes are decoded; a link of an unexpected shape costs only itself.
         let odd = br#"{"Envelope":{"WARC-Header-Metadata":{"WARC-Target-URI":"http://e.com/p"},
             "Payload-Metadata":{"HTTP-Response-Metadata":{"HTML-Metadata":{"Links":[
               {"path":"IMG@/src","url":"/a.jpg","alt":"a \"big\" cat \u00e9"},
               {"path":"IMG@/src","url":"/b.jpg","alt":42}]}}}}}"#;
         assert_eq!(
-            wat_images(odd),
-            vec![WatImage {
+            wat_page(odd),
+            Some(WatPage {
                 page_url: "http://e.com/p".into(),
-                image_url: "/a.jpg".into(),
-                alt: "a \"big\" cat é".into()
-            }]
+                base: None,
+                images: vec![image("/a.jpg", "a \"big\" cat é")],
+            })
         );
     }
 }
