@@ -172,12 +172,13 @@ if not listen or not listen.startswith("0.0.0.0:"):
 metrics_port = int(listen.rpartition(":")[2]) if listen else None
 
 # Topics, as altflow names them (src/config.rs, Pipeline::input_topic): crawl reads the frontier,
-# retry and failures their own topics, every other stage the output of the chain stage before it.
-OUTPUT = {"crawl": "candidates", "filter": "accepted", "fetch": "pairs", "score": "scored",
+# extract the archives, retry and failures their own topics, every other stage the output of the
+# chain stage before it.
+OUTPUT = {"crawl": "candidates", "extract": "candidates", "filter": "accepted", "fetch": "pairs", "score": "scored",
           "dedup": "unique", "qgen": "samples", "write": "shards"}
 ORDER = list(OUTPUT) + ["retry", "failures"]
 def input_topic(stage):
-    fixed = {"crawl": "frontier", "retry": "retry", "failures": "rejects"}
+    fixed = {"crawl": "frontier", "extract": "archives", "retry": "retry", "failures": "rejects"}
     if stage in fixed:
         return prefix + fixed[stage]
     before = [s for s in stages[: stages.index(stage)] if s in OUTPUT]
