@@ -13,6 +13,6 @@ fuzz_target!(|data: &[u8]| {
         assert!(count <= data.len() + 1, "the reader is not advancing");
         let Ok(record) = record else { continue };
         let _ = altflow::web::warc::parse_http_response(&record.block, 1 << 20);
-        let _ = altflow::web::warc::wat_images(&record.block);
+        let _ = altflow::web::warc::wat_page(&record.block);
     }
 });

@@ -1,6 +1,7 @@
 //! The commands that look into data: `inspect` (a shard's samples) and `extract` (the candidates
 //! of an HTML page or a WARC file, as the crawler sees them).
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
@@ -51,11 +52,10 @@ pub fn extract(args: ExtractArgs) -> anyhow::Result<()> {
             let bytes =
                 std::fs::read(&html).with_context(|| format!("reading {}", html.display()))?;
             let page = altflow::web::html::extract(&bytes, &base_url);
+            let mut out = std::io::stdout().lock();
             for image in &page.images {
-                print_candidate(
-                    &altflow::web::html::candidate(image, &page, &base_url, 1),
-                    None,
-                );
+                let candidate = altflow::web::html::candidate(image, &page, &base_url, 1);
+                print_candidate(&mut out, &candidate, None)?;
             }
             Ok(())
         }
@@ -64,30 +64,55 @@ pub fn extract(args: ExtractArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Prints a candidate as one JSON line.
-fn print_candidate(c: &altflow::record::Candidate, warc_record: Option<u64>) {
-    println!(
-        "{}",
-        serde_json::json!({
-            "id": c.id,
-            "image_url": c.image_url,
-            "alt": c.alt,
-            "title": c.image_title,
-            "figcaption": c.figcaption,
-            "context": c.context,
-            "page_url": c.page_url,
-            "page_title": c.page_title,
-            "page_language": c.page_language,
-            "declared_width": c.declared_width,
-            "declared_height": c.declared_height,
-            "position": c.position,
-            "in_boilerplate": c.in_boilerplate,
-            "in_link": c.in_link,
-            "dominance": c.dominance,
-            "dominant": c.dominant,
-            "warc_record": warc_record,
-        })
-    );
+/// A candidate as `altflow extract` prints it (keys in alphabetical order, as they always were).
+#[derive(serde::Serialize)]
+struct Line<'a> {
+    alt: &'a str,
+    context: &'a str,
+    declared_height: u32,
+    declared_width: u32,
+    dominance: f32,
+    dominant: bool,
+    figcaption: &'a str,
+    id: &'a str,
+    image_url: &'a str,
+    in_boilerplate: bool,
+    in_link: bool,
+    page_language: &'a str,
+    page_title: &'a str,
+    page_url: &'a str,
+    position: u32,
+    title: &'a str,
+    warc_record: Option<u64>,
+}
+
+/// Writes a candidate as one JSON line.
+fn print_candidate(
+    out: &mut impl std::io::Write,
+    c: &altflow::record::Candidate,
+    warc_record: Option<u64>,
+) -> std::io::Result<()> {
+    let line = Line {
+        alt: &c.alt,
+        context: &c.context,
+        declared_height: c.declared_height,
+        declared_width: c.declared_width,
+        dominance: c.dominance,
+        dominant: c.dominant,
+        figcaption: &c.figcaption,
+        id: &c.id,
+        image_url: &c.image_url,
+        in_boilerplate: c.in_boilerplate,
+        in_link: c.in_link,
+        page_language: &c.page_language,
+        page_title: &c.page_title,
+        page_url: &c.page_url,
+        position: c.position,
+        title: &c.image_title,
+        warc_record,
+    };
+    serde_json::to_writer(&mut *out, &line)?;
+    out.write_all(b"\n")
 }
 
 /// Candidates (or record counts) of every HTML response and WAT metadata record of a WARC file.
@@ -98,6 +123,8 @@ fn extract_warc(path: &std::path::Path, counts_only: bool) -> anyhow::Result<()>
     let mut total = 0u64;
     // Opt-outs are the crawl's business: extraction shows everything there is.
     let candidates = altflow::sources::ArchiveCandidates::new(None);
+    // Buffered: a line written at a time to stdout was a third of the command's time on a WAT file.
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     for (index, record) in reader.enumerate() {
         let record = record.with_context(|| format!("reading {}", path.display()))?;
         total += 1;
@@ -106,9 +133,10 @@ fn extract_warc(path: &std::path::Path, counts_only: bool) -> anyhow::Result<()>
             continue;
         }
         for candidate in candidates.of_record(&record) {
-            print_candidate(&candidate, Some(index as u64));
+            print_candidate(&mut out, &candidate, Some(index as u64))?;
         }
     }
+    out.flush()?;
     if counts_only {
         println!("{}", serde_json::json!({"records": total, "types": counts}));
     }

@@ -45,11 +45,12 @@ impl ArchiveCandidates {
     /// The candidates of one record: successful HTML `response` records through the same extraction
     /// as crawled pages, `metadata` records (WAT) from their link list; other records give none.
     pub fn of_record(&self, record: &WarcRecord) -> Vec<Candidate> {
-        let Ok(page_url) = url::Url::parse(record.target_uri()) else {
-            return Vec::new();
-        };
+        let page_url = || url::Url::parse(record.target_uri()).ok();
         match record.kind().as_str() {
             "response" => {
+                let Some(page_url) = page_url() else {
+                    return Vec::new();
+                };
                 let Some(response) = parse_http_response(&record.block, MAX_RECORD_BYTES) else {
                     return Vec::new();
                 };
@@ -85,13 +86,13 @@ impl ArchiveCandidates {
                     .collect()
             }
             "metadata" => {
+                // Before any URL parsing: two of three WAT records have no links.
                 let Some(wat) = crate::web::warc::wat_page(&record.block) else {
                     return Vec::new();
                 };
                 // The envelope names the page; the record's own target is the fallback.
-                let page = match wat.page_url.as_str() {
-                    u if u.is_empty() || u == page_url.as_str() => page_url,
-                    u => url::Url::parse(u).unwrap_or(page_url),
+                let Some(page) = url::Url::parse(&wat.page_url).ok().or_else(page_url) else {
+                    return Vec::new();
                 };
                 // Relative links resolve against `<base href>` where the page has one, as in a
                 // crawled page (html::extract) and in cc2dataset.
