@@ -15,8 +15,10 @@ scripts/fetch_captions.sh into .tools/captions/) captured again and again under 
 
 Both hold the same captures, as Common Crawl's do: the WARC ends at the first capture past `--size`
 compressed bytes and the WAT of those captures is about a third of it (`--kind wat` sizes the WAT
-itself, `--kind warc` writes only the WARC). Common Crawl's WARC files are about 1 GB.
-Deterministic: the same pages and size give the same bytes.
+itself, `--kind warc` writes only the WARC). Common Crawl's WARC files are about 1 GB. A WAT
+written without its WARC gives the WARC offsets (`Container / Offset`) from each page's first
+capture's compressed size (later captures differ only in URL, date and record id), so they are
+close, not exact. Deterministic: the same pages and size give the same bytes.
 
     scripts/fetch_captions.sh
     scripts/make_cc_archives.py OUT_DIR                     # a 1 GiB WARC and its WAT
@@ -164,7 +166,7 @@ def warcinfo(filename: str) -> bytes:
                         ("Content-Type", "application/warc-fields")], fields)
 
 
-def capture(url: str, html: bytes, n: int):
+def capture(url: str, html: bytes, n: int, page_index: int):
     """The request, response and metadata records of one capture (WARC bytes)."""
     host = urlsplit(url).netloc
     path = urlsplit(url).path or "/"
@@ -175,7 +177,7 @@ def capture(url: str, html: bytes, n: int):
     response = (f"HTTP/1.1 200 OK\r\nDate: Thu, 26 Nov 2026 00:00:00 GMT\r\n"
                 f"Content-Type: text/html; charset=UTF-8\r\nX-Crawler-Content-Length: {len(html)}\r\n"
                 f"Content-Length: {len(html)}\r\n\r\n").encode() + html
-    metadata = f"fetchTimeMs: {20 + n % 900}\r\ncharset-detected: UTF-8\r\n".encode()
+    metadata = f"fetchTimeMs: {20 + page_index * 37 % 900}\r\ncharset-detected: UTF-8\r\n".encode()
     common = [("WARC-Date", date(n)), ("WARC-Target-URI", url), ("WARC-IP-Address", "192.0.2.1")]
     return (
         ("request", request, common + [("WARC-Type", "request"),
@@ -226,7 +228,7 @@ def wat_json(kind, headers, block, page, offset, length):
     payload["Block-Digest"] = "sha1:" + hashlib.sha1(block).hexdigest().upper()
     return {"Container": {"Filename": WARC_NAME, "Compressed": True, "Offset": str(offset),
                           "Gzip-Metadata": {"Deflate-Length": str(length)}},
-            "Envelope": {"Format": "WARC", "WARC-Header-Length": str(len(headers) * 40),
+            "Envelope": {"Format": "WARC",
                          "Actual-Content-Length": str(len(block)),
                          "WARC-Header-Metadata": warc_headers, "Payload-Metadata": payload}}
 
@@ -234,6 +236,14 @@ def wat_json(kind, headers, block, page, offset, length):
 def parse_size(text: str) -> int:
     units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
     return int(float(text[:-1]) * units[text[-1].upper()]) if text[-1:].upper() in units else int(text)
+
+
+# Stand-ins for what differs between captures of one page, replaced in its cached WAT JSON.
+URL, DATE, ID, OFFSET, LENGTH = (f"\x01{name}\x01" for name in ("url", "date", "id", "offset", "length"))
+
+
+def json_token(token: str) -> str:
+    return json.dumps(token)[1:-1]
 
 
 def main():
@@ -247,35 +257,56 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     found = pages()
     want_warc, want_wat = args.kind in ("warc", "both"), args.kind in ("wat", "both")
-    # Without the WARC its records are still made (the WAT's offsets point into it), not kept.
-    warc = Writer(os.path.join(args.out, WARC_NAME) if want_warc else os.devnull, size)
+    warc = Writer(os.path.join(args.out, WARC_NAME), size) if want_warc else None
     wat_path = os.path.join(args.out, WARC_NAME.replace(".warc.gz", ".warc.wat.gz"))
     wat = Writer(wat_path, size) if want_wat else None
-    warc.add(warcinfo(WARC_NAME))
+    if warc:
+        warc.add(warcinfo(WARC_NAME))
     if wat:
         wat.add(warcinfo(os.path.basename(wat_path)))
+    # Per (page, record kind): the WAT JSON with stand-ins, and the WARC member's size.
+    templates, member_sizes = {}, {}
+    warc_offset = len(gzip_member(warcinfo(WARC_NAME)))
     captures = images = 0
-    while not (warc.full() if want_warc else wat.full()):
-        url, html, page = found[captures % len(found)]
+    while not (warc.full() if warc else wat.full()):
+        index = captures % len(found)
+        url, html, page = found[index]
         url = copy_url(url, captures // len(found))
-        for kind, block, headers in capture(url, html, captures):
-            offset, length = warc.add(warc_record(headers, block))
-            if wat:
-                doc = wat_json(kind, headers, block, page, offset, length)
-                body = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
-                wat.add(warc_record([("WARC-Type", "metadata"), ("WARC-Target-URI", url),
-                                     ("WARC-Date", date(captures)),
-                                     ("WARC-Record-ID", record_id(captures, kind, "wat")),
-                                     ("WARC-Refers-To", dict(headers)["WARC-Record-ID"]),
-                                     ("Content-Type", "application/json")], body))
+        for kind, block, headers in capture(url, html, captures, index):
+            key = (index, kind)
+            if warc:
+                offset, length = warc.add(warc_record(headers, block))
+            else:
+                if key not in member_sizes:
+                    member_sizes[key] = len(gzip_member(warc_record(headers, block)))
+                offset, length = warc_offset, member_sizes[key]
+                warc_offset += length
+            if not wat:
+                continue
+            if key not in templates:
+                generic = [(k, {"WARC-Date": DATE, "WARC-Target-URI": URL, "WARC-Record-ID": ID}.get(k, v))
+                           for k, v in headers]
+                doc = wat_json(kind, generic, block, page, OFFSET, LENGTH)
+                templates[key] = json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+            fields = dict(headers)
+            body = templates[key]
+            for token, value in ((URL, url), (DATE, fields["WARC-Date"]), (ID, fields["WARC-Record-ID"]),
+                                 (OFFSET, str(offset)), (LENGTH, str(length))):
+                body = body.replace(json_token(token), json_token(value))
+            wat.add(warc_record([("WARC-Type", "metadata"), ("WARC-Target-URI", url),
+                                 ("WARC-Date", date(captures)),
+                                 ("WARC-Record-ID", record_id(captures, kind, "wat")),
+                                 ("WARC-Refers-To", fields["WARC-Record-ID"]),
+                                 ("Content-Type", "application/json")], body.encode()))
         images += sum(1 for link in page.links if link["path"] == "IMG@/src")
         captures += 1
+    names = []
     for writer in (warc, wat):
         if writer:
             writer.file.close()
-    names = ([WARC_NAME] if want_warc else []) + ([os.path.basename(wat_path)] if wat else [])
+            names.append(writer.file.name)
     print(json.dumps({"captures": captures, "pages": len(found), "img_links": images,
-                      "files": {n: os.path.getsize(os.path.join(args.out, n)) for n in names}}))
+                      "files": {os.path.basename(n): os.path.getsize(n) for n in names}}))
 
 
 if __name__ == "__main__":
