@@ -478,7 +478,10 @@ fn wat_page_tolerant(json: &[u8]) -> Option<WatPage> {
     let value = serde_json::from_slice::<serde_json::Value>(json).ok()?;
     let envelope = &value["Envelope"];
     let html = &envelope["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
-    let links = html["Links"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let links = html["Links"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
     let links = links
         .iter()
         .map(|l| (l["path"].as_str(), l["url"].as_str(), l["alt"].as_str()));
