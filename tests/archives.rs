@@ -489,3 +489,72 @@ fn a_followed_folder_s_new_archive_is_read_once() {
     let log = std::fs::read_to_string(dir.path().join("follow.log")).unwrap();
     assert_eq!(log.matches("new archives landed").count(), 1, "{log}");
 }
+
+/// On Kafka, where a member's progress outlives it: a followed folder's late file is read once, and
+/// a restarted run, whose seeder publishes every file again, reads none of them twice (the extract
+/// stage's progress marks in the output store skip them).
+#[test]
+fn on_kafka_a_followed_file_is_read_once_and_a_restart_reads_nothing_twice() {
+    let Some(brokers) = common::kafka_broker() else {
+        return;
+    };
+    let port = common::free_port();
+    let crawled = crawl_keys(port);
+    let dir = tempfile::tempdir().unwrap();
+    let files = split_site(dir.path(), &format!("http://127.0.0.1:{port}"), 14);
+    let late = files.last().unwrap().clone();
+    let parked = dir.path().join("late.warc.gz");
+    std::fs::rename(&late, &parked).unwrap();
+    let pipeline = extract_pipeline(
+        dir.path(),
+        port,
+        "[[archives]]\npath = \"archives/*.warc.gz\"\nfollow = \"300ms\"\n",
+    );
+    // The same pipeline on the broker, with topics and groups of its own.
+    let text = std::fs::read_to_string(&pipeline).unwrap();
+    let kafka = common::bus_table(Some(&brokers), 4);
+    let text = text.replacen("[bus]\nkind = \"embedded\"\npartitions = 4\n", &kafka, 1)
+        + &format!(
+            "\n[topics]\nprefix = \"{}.\"\n",
+            common::random_name("follow")
+        );
+    assert!(text.contains("kind = \"kafka\""), "adapt this test");
+    std::fs::write(&pipeline, text).unwrap();
+    let pipeline = pipeline.to_str().unwrap();
+    let created = Command::new(env!("CARGO_BIN_EXE_altflow"))
+        .args(["topics", "create", "--pipeline", pipeline])
+        .status()
+        .unwrap();
+    assert!(created.success());
+    let out = dir.path().join("out");
+    let log = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap_or_default();
+
+    let mut run = common::Proc::spawn("first", dir.path(), &["run", pipeline]);
+    common::wait_for("the first files' samples", Duration::from_secs(90), || {
+        out.exists() && !shard_keys(&out).is_empty()
+    });
+    assert!(
+        shard_keys(&out).len() < crawled.len(),
+        "the late file holds pages"
+    );
+    std::fs::rename(&parked, &late).unwrap();
+    common::wait_for("the late file's samples", Duration::from_secs(90), || {
+        shard_keys(&out) == crawled
+    });
+    assert!(run.terminate(Duration::from_secs(60)).success());
+    assert_eq!(log("first.log").matches("new archives landed").count(), 1);
+
+    // A restart publishes all 14 files again; each is skipped by its mark, not read.
+    let mut run = common::Proc::spawn("second", dir.path(), &["run", pipeline]);
+    common::wait_for("every file skipped", Duration::from_secs(90), || {
+        log("second.log")
+            .matches("skipping an archive segment the file's progress is past")
+            .count()
+            >= files.len()
+    });
+    assert!(run.terminate(Duration::from_secs(60)).success());
+    let second = log("second.log");
+    assert!(!second.contains("read an archive to its end"), "{second}");
+    // shard_keys fails on a sample twice.
+    assert_eq!(shard_keys(&out), crawled);
+}
