@@ -451,42 +451,85 @@ fn a_long_read_that_breaks_resumes_with_a_ranged_request_where_it_broke() {
     assert_eq!(requests.load(std::sync::atomic::Ordering::SeqCst), 3);
 }
 
+/// The site's pages in 14 archives in a followed folder, read by the extract stage, the last
+/// archive (holding the pages the others lack) parked beside the folder until the run is under way.
+struct Followed {
+    dir: tempfile::TempDir,
+    crawled: BTreeSet<String>,
+    files: usize,
+    late: PathBuf,
+    parked: PathBuf,
+    pipeline: PathBuf,
+}
+
+impl Followed {
+    fn new() -> Self {
+        let port = common::free_port();
+        let crawled = crawl_keys(port);
+        let dir = tempfile::tempdir().unwrap();
+        let files = split_site(dir.path(), &format!("http://127.0.0.1:{port}"), 14);
+        let late = files.last().unwrap().clone();
+        let parked = dir.path().join("late.warc.gz");
+        std::fs::rename(&late, &parked).unwrap();
+        let pipeline = extract_pipeline(
+            dir.path(),
+            port,
+            "[[archives]]\npath = \"archives/*.warc.gz\"\nfollow = \"300ms\"\n",
+        );
+        Self {
+            dir,
+            crawled,
+            files: files.len(),
+            late,
+            parked,
+            pipeline,
+        }
+    }
+
+    fn out(&self) -> PathBuf {
+        self.dir.path().join("out")
+    }
+
+    fn log(&self, name: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(format!("{name}.log"))).unwrap_or_default()
+    }
+
+    /// Starts `altflow run` (logging to `name`.log), waits for the first files' samples, lands the
+    /// late file and waits for its samples too; returns the run, still following.
+    fn run_until_the_late_file_is_read(&self, name: &'static str) -> common::Proc {
+        let pipeline = self.pipeline.to_str().unwrap();
+        let run = common::Proc::spawn(name, self.dir.path(), &["run", pipeline]);
+        let out = self.out();
+        let first = || {
+            if !out.exists() {
+                return false;
+            }
+            let keys = shard_keys(&out);
+            !keys.is_empty() && keys.is_subset(&self.crawled)
+        };
+        common::wait_for("the first files' samples", Duration::from_secs(90), first);
+        let before = shard_keys(&out);
+        assert!(
+            before.len() < self.crawled.len(),
+            "the late file holds pages"
+        );
+        std::fs::rename(&self.parked, &self.late).unwrap();
+        common::wait_for("the late file's samples", Duration::from_secs(90), || {
+            shard_keys(&out) == self.crawled
+        });
+        run
+    }
+}
+
 #[test]
 fn a_followed_folder_s_new_archive_is_read_once() {
-    let port = common::free_port();
-    let crawled = crawl_keys(port);
-    let dir = tempfile::tempdir().unwrap();
-    let files = split_site(dir.path(), &format!("http://127.0.0.1:{port}"), 14);
-    // The last file (holding the pages the others lack) lands once the run is under way.
-    let late = files.last().unwrap().clone();
-    let parked = dir.path().join("late.warc.gz");
-    std::fs::rename(&late, &parked).unwrap();
-    let pipeline = extract_pipeline(
-        dir.path(),
-        port,
-        "[[archives]]\npath = \"archives/*.warc.gz\"\nfollow = \"300ms\"\n",
-    );
-    let mut run = common::Proc::spawn("follow", dir.path(), &["run", pipeline.to_str().unwrap()]);
-    let out = dir.path().join("out");
-    let first = || {
-        if !out.exists() {
-            return false;
-        }
-        let keys = shard_keys(&out);
-        !keys.is_empty() && keys.is_subset(&crawled)
-    };
-    common::wait_for("the first files' samples", Duration::from_secs(60), first);
-    let before = shard_keys(&out);
-    assert!(before.len() < crawled.len(), "the late file holds pages");
-    std::fs::rename(&parked, &late).unwrap();
-    common::wait_for("the late file's samples", Duration::from_secs(60), || {
-        shard_keys(&out) == crawled
-    });
+    let followed = Followed::new();
+    let mut run = followed.run_until_the_late_file_is_read("follow");
     // Listed again and again, it was published once (shard_keys fails on a sample twice).
     std::thread::sleep(Duration::from_secs(1));
     assert!(run.terminate(Duration::from_secs(60)).success());
-    assert_eq!(shard_keys(&out), crawled);
-    let log = std::fs::read_to_string(dir.path().join("follow.log")).unwrap();
+    assert_eq!(shard_keys(&followed.out()), followed.crawled);
+    let log = followed.log("follow");
     assert_eq!(log.matches("new archives landed").count(), 1, "{log}");
 }
 
@@ -498,20 +541,9 @@ fn on_kafka_a_followed_file_is_read_once_and_a_restart_reads_nothing_twice() {
     let Some(brokers) = common::kafka_broker() else {
         return;
     };
-    let port = common::free_port();
-    let crawled = crawl_keys(port);
-    let dir = tempfile::tempdir().unwrap();
-    let files = split_site(dir.path(), &format!("http://127.0.0.1:{port}"), 14);
-    let late = files.last().unwrap().clone();
-    let parked = dir.path().join("late.warc.gz");
-    std::fs::rename(&late, &parked).unwrap();
-    let pipeline = extract_pipeline(
-        dir.path(),
-        port,
-        "[[archives]]\npath = \"archives/*.warc.gz\"\nfollow = \"300ms\"\n",
-    );
+    let followed = Followed::new();
     // The same pipeline on the broker, with topics and groups of its own.
-    let text = std::fs::read_to_string(&pipeline).unwrap();
+    let text = std::fs::read_to_string(&followed.pipeline).unwrap();
     let kafka = common::bus_table(Some(&brokers), 4);
     let text = text.replacen("[bus]\nkind = \"embedded\"\npartitions = 4\n", &kafka, 1)
         + &format!(
@@ -519,42 +551,33 @@ fn on_kafka_a_followed_file_is_read_once_and_a_restart_reads_nothing_twice() {
             common::random_name("follow")
         );
     assert!(text.contains("kind = \"kafka\""), "adapt this test");
-    std::fs::write(&pipeline, text).unwrap();
-    let pipeline = pipeline.to_str().unwrap();
+    std::fs::write(&followed.pipeline, text).unwrap();
+    let pipeline = followed.pipeline.to_str().unwrap();
     let created = Command::new(env!("CARGO_BIN_EXE_altflow"))
         .args(["topics", "create", "--pipeline", pipeline])
         .status()
         .unwrap();
     assert!(created.success());
-    let out = dir.path().join("out");
-    let log = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap_or_default();
 
-    let mut run = common::Proc::spawn("first", dir.path(), &["run", pipeline]);
-    common::wait_for("the first files' samples", Duration::from_secs(90), || {
-        out.exists() && !shard_keys(&out).is_empty()
-    });
-    assert!(
-        shard_keys(&out).len() < crawled.len(),
-        "the late file holds pages"
-    );
-    std::fs::rename(&parked, &late).unwrap();
-    common::wait_for("the late file's samples", Duration::from_secs(90), || {
-        shard_keys(&out) == crawled
-    });
+    let mut run = followed.run_until_the_late_file_is_read("first");
     assert!(run.terminate(Duration::from_secs(60)).success());
-    assert_eq!(log("first.log").matches("new archives landed").count(), 1);
+    assert_eq!(
+        followed.log("first").matches("new archives landed").count(),
+        1
+    );
 
     // A restart publishes all 14 files again; each is skipped by its mark, not read.
-    let mut run = common::Proc::spawn("second", dir.path(), &["run", pipeline]);
+    let mut run = common::Proc::spawn("second", followed.dir.path(), &["run", pipeline]);
     common::wait_for("every file skipped", Duration::from_secs(90), || {
-        log("second.log")
+        followed
+            .log("second")
             .matches("skipping an archive segment the file's progress is past")
             .count()
-            >= files.len()
+            >= followed.files
     });
     assert!(run.terminate(Duration::from_secs(60)).success());
-    let second = log("second.log");
+    let second = followed.log("second");
     assert!(!second.contains("read an archive to its end"), "{second}");
     // shard_keys fails on a sample twice.
-    assert_eq!(shard_keys(&out), crawled);
+    assert_eq!(shard_keys(&followed.out()), followed.crawled);
 }
