@@ -224,7 +224,7 @@ pub fn run_funnel(pipeline: &std::path::Path) -> String {
             let _ = child.kill();
             let _ = child.wait();
             let log = stderr.join().unwrap_or_default();
-            let tail = &log[log.len().saturating_sub(4000)..];
+            let tail = &log[log.floor_char_boundary(log.len().saturating_sub(4000))..];
             panic!("altflow run {pipeline:?} did not end in {RUN_LIMIT:?}:\n{tail}");
         }
         std::thread::sleep(Duration::from_millis(20));
