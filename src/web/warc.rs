@@ -621,7 +621,7 @@ mod tests {
             })
         );
         assert_eq!(wat_page(b"not json"), None);
-        // A request's record: no links, not parsed.
+        // A request's record: no links, no page.
         assert_eq!(wat_page(br#"{"Envelope":{"Payload-Metadata":{}}}"#), None);
         // Escapes are decoded; a link of an unexpected shape costs only itself.
         let odd = br#"{"Envelope":{"WARC-Header-Metadata":{"WARC-Target-URI":"http://e.com/p"},
