@@ -159,8 +159,8 @@ def copy_url(url: str, n: int) -> str:
 
 
 def warcinfo(filename: str) -> bytes:
-    fields = (f"software: altflow scripts/make_cc_archives.py\r\nformat: WARC File Format 1.0\r\n"
-              f"isPartOf: CC-SHAPED\r\n").encode()
+    fields = (b"software: altflow scripts/make_cc_archives.py\r\nformat: WARC File Format 1.0\r\n"
+              b"isPartOf: CC-SHAPED\r\n")
     return warc_record([("WARC-Type", "warcinfo"), ("WARC-Date", date(0)), ("WARC-Filename", filename),
                         ("WARC-Record-ID", record_id(filename, "info")),
                         ("Content-Type", "application/warc-fields")], fields)
