@@ -678,6 +678,8 @@ pub struct Funnel {
     pub elapsed: Duration,
     /// Question–answer pairs the qgen stage kept, by answer type.
     pub questions: std::collections::BTreeMap<String, u64>,
+    /// Captions the qgen stage gave no questions because they describe no picture, by why.
+    pub not_descriptions: std::collections::BTreeMap<String, u64>,
 }
 
 impl Funnel {
@@ -694,6 +696,7 @@ impl Funnel {
             shard_bytes,
             output: pipeline.write.output.clone(),
             questions: metrics::questions_by_type(),
+            not_descriptions: metrics::not_descriptions_by_reason(),
             elapsed,
         }
     }
@@ -743,6 +746,19 @@ impl fmt::Display for Funnel {
                 "  questions: {} ({})",
                 self.questions.values().sum::<u64>(),
                 by_type.join(" ")
+            )?;
+        }
+        if !self.not_descriptions.is_empty() {
+            let by_reason: Vec<String> = self
+                .not_descriptions
+                .iter()
+                .map(|(r, n)| format!("{r}={n}"))
+                .collect();
+            writeln!(
+                f,
+                "  captions describing no picture (no questions): {} ({})",
+                self.not_descriptions.values().sum::<u64>(),
+                by_reason.join(" ")
             )?;
         }
         write!(

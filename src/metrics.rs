@@ -32,6 +32,7 @@ struct Metrics {
     shard_bytes: IntCounter,
     qa: IntCounterVec,
     qa_dropped: IntCounterVec,
+    qa_not_described: IntCounterVec,
     partitions_assigned: IntGaugeVec,
     rebalances: IntCounterVec,
     ready: IntGaugeVec,
@@ -158,6 +159,12 @@ fn metrics() -> &'static Metrics {
             "Questions written and not kept, by why: round_trip, vocabulary, over_limit.",
             &["reason"],
         );
+        let qa_not_described = counter(
+            "qa_captions_not_described_total",
+            "Captions given no questions because they describe no picture, by why: headline, \
+             question, call_to_action, nothing_visible.",
+            &["reason"],
+        );
         let partitions_assigned = gauge(
             "partitions_assigned",
             "Input partitions a stage member owns now.",
@@ -221,6 +228,7 @@ fn metrics() -> &'static Metrics {
             shard_bytes,
             qa,
             qa_dropped,
+            qa_not_described,
             partitions_assigned,
             rebalances,
             ready,
@@ -448,24 +456,44 @@ pub fn questions(kept_by_type: &[(&str, u64)], dropped: &[(&'static str, u64)]) 
     }
 }
 
-/// Question–answer pairs kept so far in this process, by answer type.
-pub fn questions_by_type() -> BTreeMap<String, u64> {
+/// Captions the qgen stage gave no questions because they describe no picture, by why.
+pub fn not_descriptions(by_reason: &[(&'static str, u64)]) {
+    let m = metrics();
+    for (reason, n) in by_reason {
+        if *n > 0 {
+            m.qa_not_described.with_label_values(&[*reason]).inc_by(*n);
+        }
+    }
+}
+
+/// The values of counter family `name` so far in this process, by its label `label`.
+fn counter_by_label(name: &str, label: &str) -> BTreeMap<String, u64> {
     let mut out = BTreeMap::new();
     for family in metrics().registry.gather() {
-        if family.name() != "altflow_qa_total" {
+        if family.name() != name {
             continue;
         }
         for metric in family.get_metric() {
             let t = metric
                 .get_label()
                 .iter()
-                .find(|l| l.name() == "answer_type")
+                .find(|l| l.name() == label)
                 .map(|l| l.value().to_string())
                 .unwrap_or_default();
             out.insert(t, metric.get_counter().get_value() as u64);
         }
     }
     out
+}
+
+/// Question–answer pairs kept so far in this process, by answer type.
+pub fn questions_by_type() -> BTreeMap<String, u64> {
+    counter_by_label("altflow_qa_total", "answer_type")
+}
+
+/// Captions given no questions so far in this process because they describe no picture, by why.
+pub fn not_descriptions_by_reason() -> BTreeMap<String, u64> {
+    counter_by_label("altflow_qa_captions_not_described_total", "reason")
 }
 
 /// Shards and tar bytes written so far in this process.

@@ -46,7 +46,13 @@ pub fn qgen(args: QgenArgs) -> anyhow::Result<()> {
     let mut generator = altflow::qgen::Generator::from_config(&config)?;
     answer_json_lines("text", |text, _| {
         match generator.generate_batch(&[text.to_string()]) {
-            Ok(mut outcomes) => serde_json::json!({"qa": outcomes.remove(0).qa}),
+            Ok(mut outcomes) => {
+                let outcome = outcomes.remove(0);
+                match outcome.not_description {
+                    None => serde_json::json!({"qa": outcome.qa}),
+                    Some(why) => serde_json::json!({"qa": outcome.qa, "not_description": why.as_str()}),
+                }
+            }
             Err(e) => serde_json::json!({"error": e.to_string()}),
         }
     })

@@ -916,6 +916,12 @@ pub struct QgenConfig {
     /// later ones with the answer 0.
     #[serde(default = "default_zero_reservoir")]
     pub zero_reservoir: usize,
+    /// Captions that describe no picture — title-case headlines, teaser questions, calls to action,
+    /// text naming no person, visible thing or colour — get no questions (counted in the funnel).
+    /// Every caption is read the same way either way: its first sentence, without photo credits,
+    /// dateline, dates and times.
+    #[serde(default = "default_true")]
+    pub descriptions_only: bool,
     /// A T5 question-generation checkpoint in Hugging Face layout (`config.json`,
     /// `model.safetensors`, `tokenizer.json`), prompted with "answer: A context: C". Transformation
     /// rules write the questions when unset. Relative to the pipeline file.
@@ -941,6 +947,7 @@ impl Default for QgenConfig {
             min_f1: default_min_f1(),
             answer_vocabulary: None,
             zero_reservoir: default_zero_reservoir(),
+            descriptions_only: true,
             qg_model: None,
             qa_model: None,
             num_beams: default_num_beams(),

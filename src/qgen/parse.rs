@@ -17,7 +17,11 @@ use foldhash::fast::RandomState;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
-use super::words::{LOCATIVE, TIMES, is_aimed_at, is_worn_or_held};
+use super::visible::is_animal;
+use super::words::{
+    LOCATIVE, TIMES, is_aimed_at, is_caption_verb, is_person_noun, is_worn_or_held, singular,
+    verb_lemma,
+};
 use crate::filter::entities::{Entity, Names};
 use crate::filter::pos::Tagger;
 use crate::filter::tokens::tokenize;
@@ -278,6 +282,8 @@ pub fn parse(caption: &str) -> Parse {
             .lookup(&first.to_ascii_lowercase())
             .is_some_and(|t| !tagger.name(t).starts_with("NNP"))
         && names.first().is_none_or(|s| s.start > 0)
+        // "Rep PERSON", "Associate Justice PERSON": a title before a name keeps its capital.
+        && !caption[first_end..].trim_start().starts_with("PERSON")
     {
         lowered = format!("{}{}", first.to_ascii_lowercase(), &caption[first_end..]);
         tokenize(&lowered)
@@ -306,6 +312,15 @@ pub fn parse(caption: &str) -> Parse {
                 tag = "NNP";
             }
             _ => {}
+        }
+        // "former US President": a word in capitals the lexicon knows in lower case as a pronoun
+        // or function word is an abbreviated name.
+        if token.text.len() > 1
+            && token.text.bytes().all(|b| b.is_ascii_uppercase())
+            && entity.is_none()
+            && matches!(tag, "PRP" | "IN" | "DT" | "CC" | "TO" | "MD")
+        {
+            tag = "NNP";
         }
         if as_digits(&lower).is_some() && tag != "CD" && lower != "one" {
             tag = "CD";
@@ -364,8 +379,96 @@ pub fn parse(caption: &str) -> Parse {
         }
         i += 1;
     }
+    verbs_read_as_nouns(&mut words);
     let chunks = chunk(&words);
     Parse { words, chunks }
+}
+
+/// Sets word `i`'s tag (and its coarse part of speech).
+fn set_tag(w: &mut Word, tag: &'static str) {
+    w.tag = tag;
+    w.pos = coarse(tag);
+}
+
+/// Whether word `i` can act: a person or an animal, by noun or name.
+fn is_agent(w: &Word) -> bool {
+    w.entity == Some(Entity::Person)
+        || w.tag.starts_with("NNP")
+        || is_person_noun(&w.lower)
+        || is_animal(&singular(&w.lower))
+}
+
+/// The verb a caption's lexicon made a noun: "A pedestrian walks through snow", "People in combat
+/// gear stand near white vans", "PERSON answers questions". Before the first verb, a word that is
+/// a common caption verb ([`is_caption_verb`]) in the form agreeing with an acting subject (a
+/// person or animal), right after a noun, and followed by what follows a verb (a preposition, a
+/// determiner, an adverb, a plural object or nothing) is the verb. And "is partially inflated":
+/// an -ed adjective after a form of "be" is a passive participle.
+fn verbs_read_as_nouns(words: &mut [Word]) {
+    // "a pedestrian walks": a person noun the lexicon calls an adjective, before the verb.
+    if let Some(i) = words
+        .iter()
+        .take(3)
+        .position(|w| w.pos == Pos::Adj && is_person_noun(&w.lower))
+        && words
+            .get(i + 1)
+            .is_some_and(|n| n.pos != Pos::Noun || is_caption_verb(&singular(&n.lower)))
+    {
+        set_tag(&mut words[i], "NN");
+    }
+    // "employees … de-ice a plane": a past tense the lexicon guessed for a word that has none.
+    for w in words.iter_mut() {
+        if w.tag == "VBD" && !w.lower.ends_with("ed") && verb_lemma(&w.lower).is_none() {
+            set_tag(w, "VBP");
+        }
+    }
+    for i in 1..words.len() {
+        if words[i].pos == Pos::Adj
+            && words[i].lower.ends_with("ed")
+            && (words[i - 1].is_be() || (words[i - 1].pos == Pos::Adv && i > 1 && words[i - 2].is_be()))
+        {
+            set_tag(&mut words[i], "VBN");
+        }
+    }
+    let Some(first) = words.iter().position(|w| w.pos == Pos::Noun) else {
+        return;
+    };
+    // The subject's head: the last of its nouns, not counting one that is already the verb
+    // ("PERSON answers questions").
+    let mut head = first;
+    while let Some(next) = words.get(head + 1).filter(|w| w.pos == Pos::Noun) {
+        let verb_next = next.tag == "NNS"
+            && !words[head].is_plural()
+            && is_caption_verb(&singular(&next.lower));
+        if is_agent(&words[head]) && verb_next {
+            break;
+        }
+        head += 1;
+    }
+    if !is_agent(&words[head]) {
+        return;
+    }
+    let subject_plural = words[head].is_plural();
+    for i in head + 1..words.len() {
+        let w = &words[i];
+        if w.pos == Pos::Verb {
+            return;
+        }
+        let (form, lemma) = match w.tag {
+            "NNS" if !subject_plural => ("VBZ", singular(&w.lower)),
+            "NN" if subject_plural => ("VBP", w.lower.clone()),
+            _ => continue,
+        };
+        let follows = words.get(i + 1).is_none_or(|n| {
+            matches!(n.pos, Pos::Adp | Pos::Det | Pos::Adv | Pos::Pron | Pos::Num)
+                || n.tag == "NNS"
+                || n.lower == "."
+        });
+        if words[i - 1].pos == Pos::Noun && follows && is_caption_verb(&lemma) {
+            set_tag(&mut words[i], form);
+            return;
+        }
+    }
 }
 
 /// Whether word `i` can be inside a noun phrase before its head.
@@ -443,6 +546,7 @@ fn chunk(words: &[Word]) -> Vec<Chunk> {
         if preposition > 0
             && i + preposition < words.len()
             && let Some((end, head)) = noun_phrase(words, i + preposition)
+            && !opens_clause(words, i, end)
         {
             chunks.push(Chunk {
                 kind: ChunkKind::Pp {
@@ -491,6 +595,19 @@ fn chunk(words: &[Word]) -> Vec<Chunk> {
         i += 1;
     }
     chunks
+}
+
+/// Words that are prepositions or conjunctions: "as people wait", "after his victory was called".
+const SUBORDINATORS: [&str; 8] = [
+    "as", "while", "when", "after", "before", "because", "since", "until",
+];
+
+/// Whether the preposition at `i`, its noun phrase ending at `end`, opens a clause ("as people
+/// wait") rather than a prepositional phrase: a subordinator whose noun phrase is followed by a
+/// verb. The clause's words then stay out of the main clause's places.
+fn opens_clause(words: &[Word], i: usize, end: usize) -> bool {
+    SUBORDINATORS.contains(&words[i].lower.as_str())
+        && words.get(end).is_some_and(|w| w.pos == Pos::Verb)
 }
 
 /// Prepositions of several words, as word sequences.

@@ -368,9 +368,22 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                     aux.as_str()
                 }),
             };
-            let verb_as_written = c.verb_words(&v);
-            let agrees = (form != Form::Simple || p.words[v.head].tag != "VBP")
-                && (form != Form::Copula || (c.object.is_none() && !c.places.is_empty()));
+            // "Who adjusts a barricade?" of "police officers adjust a barricade": the subject
+            // question's verb agrees with "who", in the third person singular.
+            let verb_as_written = if form == Form::Simple && p.words[v.head].tag == "VBP" {
+                let head = &p.words[v.head];
+                let third = match head.lower.as_str() {
+                    "have" => "has".to_string(),
+                    "do" => "does".to_string(),
+                    "go" => "goes".to_string(),
+                    lemma => plural(lemma),
+                };
+                let particle = c.words(v.head + 1, v.end);
+                format!("{third} {particle}")
+            } else {
+                c.verb_words(&v)
+            };
+            let agrees = form != Form::Copula || (c.object.is_none() && !c.places.is_empty());
             if agrees {
                 let q = question(&[
                     wh,
@@ -386,7 +399,10 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 ask(&mut out, q, c.subject, t);
             }
             // The object: "What is the man riding?"
-            if let Some((s, e, h)) = c.object.filter(|_| form != Form::Copula) {
+            // Not of a light verb's idiom: "make their way", "take part", "pay its respects".
+            let idiom = |h: usize| IDIOM_OBJECTS.contains(&singular(&p.words[h].lower).as_str());
+            if let Some((s, e, h)) = c.object.filter(|&(_, _, h)| form != Form::Copula && !idiom(h))
+            {
                 let person =
                     is_person_noun(&p.words[h].lower) || p.words[h].entity == Some(Entity::Person);
                 let (wh, t) = if person {
@@ -473,7 +489,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
         let q = question(&["What color", be, &subject]);
         ask(&mut out, q, (s, e), AnswerType::Color);
     }
-    out.retain(|q| !answer_inside(q));
+    out.retain(|q| !answer_inside(q) && !names_a_place(p, q));
     out
 }
 
@@ -540,6 +556,7 @@ fn colors_and_counts(p: &Parse, clause: Option<&Clause>, seed: u64, out: &mut Ve
             && i < np.head
             && let Some(digits) = as_digits(&w[i].lower)
             && digits != "1"
+            && is_counted(p, &np, &digits)
         {
             let noun_words = p.text(i + 1, np.head + 1, false);
             let noun = singular(&w[np.head].lower);
@@ -573,6 +590,49 @@ fn colors_and_counts(p: &Parse, clause: Option<&Clause>, seed: u64, out: &mut Ve
         }
         i += 1;
     }
+}
+
+/// Whether the number `digits` counts the things of `np`: not a year or model year
+/// ("2020 Mitsubishi Mirage"), not beyond what one counts in a picture, and not of a name ("the
+/// Worlds 2023 finals") or a unit of time or measure ("50 years").
+fn is_counted(p: &Parse, np: &Chunk, digits: &str) -> bool {
+    let head = &p.words[np.head];
+    let name = matches!(head.tag, "NNP" | "NNPS")
+        || (np.head > 0 && head.text.starts_with(char::is_uppercase) && head.entity.is_none());
+    digits.parse::<u32>().is_ok_and(|n| n < 1000)
+        && !name
+        && !UNITS.contains(&singular(&head.lower).as_str())
+}
+
+/// Objects that make an idiom with their verb, not a thing acted on: "make their way", "take
+/// part", "pay respects".
+const IDIOM_OBJECTS: [&str; 10] = [
+    "way", "part", "place", "turn", "respect", "attention", "advantage", "care", "note", "effect",
+];
+
+/// Nouns of time and measure, never counted in a picture.
+const UNITS: [&str; 22] = [
+    "year", "month", "week", "day", "hour", "minute", "second", "time", "percent", "mile",
+    "kilometer", "km", "meter", "metre", "foot", "inch", "pound", "kilogram", "dollar", "euro",
+    "degree", "point",
+];
+
+/// Whether a proposal's answer is a place or thing by its proper name ("at PERSON National
+/// Airport", "Pittsburgh", "the Supreme Court"): a name a photograph cannot show. People by name
+/// and the filter's PERSON and LOC tokens stay answers.
+fn names_a_place(p: &Parse, q: &Proposal) -> bool {
+    let Some((start, end)) = q.span else {
+        return false;
+    };
+    if !matches!(q.answer_type, AnswerType::Object | AnswerType::Location) || end == 0 {
+        return false;
+    }
+    let last = &p.words[end - 1];
+    // The filter's substitution tokens stand for any person or place: answers like any noun.
+    !matches!(last.text.as_str(), "PERSON" | "LOC")
+        && last.entity != Some(Entity::Person)
+        && (matches!(last.tag, "NNP" | "NNPS")
+            || (end - 1 > start && last.text.starts_with(char::is_uppercase)))
 }
 
 /// A colour that is not `color` nor a name of it ("gray" for "grey").

@@ -5,7 +5,7 @@
 use crate::filter::pos::Tagger;
 
 /// Nouns that name people: a subject among them is asked about with "who".
-const PEOPLE: [&str; 58] = [
+const PEOPLE: [&str; 91] = [
     "man",
     "woman",
     "boy",
@@ -64,6 +64,39 @@ const PEOPLE: [&str; 58] = [
     "model",
     "adult",
     "businessman",
+    "pedestrian",
+    "employee",
+    "traveler",
+    "traveller",
+    "resident",
+    "protester",
+    "demonstrator",
+    "supporter",
+    "voter",
+    "official",
+    "volunteer",
+    "firefighter",
+    "journalist",
+    "photographer",
+    "visitor",
+    "passenger",
+    "shopper",
+    "customer",
+    "spectator",
+    "mourner",
+    "police",
+    "policeman",
+    "migrant",
+    "refugee",
+    "patient",
+    "president",
+    "leader",
+    "senator",
+    "minister",
+    "artist",
+    "worshipper",
+    "rescuer",
+    "staff",
 ];
 
 /// Kinds of things, after COCO's super-categories, widened with common caption nouns. A yes/no
@@ -367,6 +400,26 @@ pub fn is_aimed_at(noun: &str) -> bool {
             kind_of(&s),
             Some(ANIMALS | FOOD | DEVICES | SPORTS | CLOTHES | CONTAINERS)
         )
+}
+
+/// Verbs of what people and animals do in photographs, as lemmas: a word among them that the
+/// lexicon tags as a noun may be a caption's verb ("a pedestrian walks through snow").
+const CAPTION_VERBS: [&str; 98] = [
+    "walk", "stand", "sit", "speak", "answer", "wait", "pose", "look", "play", "run", "ride",
+    "watch", "gather", "march", "rest", "swim", "lie", "lean", "jump", "climb", "dance", "sing",
+    "work", "talk", "eat", "drink", "smile", "hold", "carry", "cross", "race", "fly", "float",
+    "hang", "pass", "rally", "protest", "celebrate", "cook", "read", "paint", "perform", "pray",
+    "kneel", "cheer", "wave", "point", "push", "pull", "kick", "throw", "catch", "leave",
+    "arrive", "attend", "address", "greet", "hug", "kiss", "shake", "visit", "enter", "drive",
+    "guard", "patrol", "sleep", "graze", "hike", "row", "sail", "paddle", "dive", "practice",
+    "compete", "score", "win", "tackle", "help", "rescue", "search", "clean", "sweep", "build",
+    "repair", "sell", "serve", "pour", "wear", "use", "inspect", "adjust", "remove", "display",
+    "meet", "laugh", "vote", "testify", "applaud",
+];
+
+/// Whether a lower-case lemma is a verb of [`CAPTION_VERBS`].
+pub fn is_caption_verb(lemma: &str) -> bool {
+    CAPTION_VERBS.contains(&lemma)
 }
 
 /// Whether a lower-case noun names people.

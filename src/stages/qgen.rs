@@ -7,6 +7,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::metrics;
+use crate::qgen::caption::NotDescription;
 use crate::qgen::{AnswerType, Generator};
 use crate::record::Sample;
 use crate::stage::{Emitter, Input, Stage, StageError, isolate_batch};
@@ -45,6 +46,7 @@ impl Stage for QgenStage {
         .map_err(StageError::failed)?;
         let mut by_type = [0u64; AnswerType::ALL.len()];
         let (mut round_trip, mut vocabulary, mut over_limit) = (0, 0, 0);
+        let mut not_described = [0u64; NotDescription::ALL.len()];
         for (input, outcome) in batch.into_iter().zip(outcomes) {
             let outcome = match outcome {
                 Ok(outcome) => outcome,
@@ -62,6 +64,9 @@ impl Stage for QgenStage {
             round_trip += outcome.round_trip_failed as u64;
             vocabulary += outcome.off_vocabulary as u64;
             over_limit += outcome.over_limit as u64;
+            if let Some(why) = outcome.not_description {
+                not_described[why as usize] += 1;
+            }
             record.qa = outcome.qa;
             // A caption without questions still makes an image–text pair: it goes on, with none.
             let id = record.id().to_string();
@@ -80,6 +85,12 @@ impl Stage for QgenStage {
                 ("over_limit", over_limit),
             ],
         );
+        let not_described: Vec<(&'static str, u64)> = NotDescription::ALL
+            .iter()
+            .zip(not_described)
+            .map(|(why, n)| (why.as_str(), n))
+            .collect();
+        metrics::not_descriptions(&not_described);
         Ok(())
     }
 }

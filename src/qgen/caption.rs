@@ -1,0 +1,588 @@
+//! What of an alt text describes its picture, and whether it describes one at all.
+//!
+//! The web's alt text after the filter is not COCO: news captions open with a dateline
+//! ("WASHINGTON, DC - NOVEMBER 17:"), end with a credit ("(Photo by … / Getty Images)"), date the
+//! scene ("on Tuesday, November 26") and go on with sentences of context the picture cannot show;
+//! and many alt texts are no description at all but the headline of the linked story, a teaser
+//! question or a call to action. Questions are written only from [`read`]'s text: the first
+//! sentence, with credits, datelines and dates taken out (a date is never a place, an object or a
+//! count), and nothing when the text is a headline, a question, a call to action or names nothing
+//! one could see.
+
+use super::parse::is_color;
+use super::visible::is_visible;
+use super::words::{is_person_noun, singular};
+
+/// Why a caption gets no questions: it describes no picture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NotDescription {
+    /// A headline in title case: "Nvidia Hardware Is Eating the World".
+    Headline,
+    /// A teaser question: "Who were the MH17 crash victims?".
+    Question,
+    /// A call to action or slogan: "Meet the Kia EV9", "Donate once - or every month!".
+    CallToAction,
+    /// No person, visible thing or colour named: "The Netherlands pays its respects".
+    NothingVisible,
+}
+
+impl NotDescription {
+    /// Every reason, in the order the funnel lists them.
+    pub const ALL: [NotDescription; 4] = [
+        NotDescription::Headline,
+        NotDescription::Question,
+        NotDescription::CallToAction,
+        NotDescription::NothingVisible,
+    ];
+
+    /// The name used in metrics and `altflow qgen`'s output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotDescription::Headline => "headline",
+            NotDescription::Question => "question",
+            NotDescription::CallToAction => "call_to_action",
+            NotDescription::NothingVisible => "nothing_visible",
+        }
+    }
+}
+
+/// A caption as the question rules read it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reading {
+    /// The first sentence, without credits, dateline, dates and times.
+    pub text: String,
+    /// Why the caption describes no picture, when it does not.
+    pub not_description: Option<NotDescription>,
+}
+
+/// The part of `caption` that describes its picture, and whether it describes one.
+pub fn read(caption: &str) -> Reading {
+    let text = without_brackets(caption);
+    let text = without_credit(&text);
+    let text = without_dateline(text);
+    let sentence = first_sentence(text);
+    let described = without_times(sentence);
+    let not_description = if sentence.ends_with('?') {
+        Some(NotDescription::Question)
+    } else if sentence.contains('!') || is_call_to_action(sentence) {
+        Some(NotDescription::CallToAction)
+    } else if is_title_case(&described) {
+        Some(NotDescription::Headline)
+    } else if !names_something_visible(&described) {
+        Some(NotDescription::NothingVisible)
+    } else {
+        None
+    };
+    Reading {
+        text: described,
+        not_description,
+    }
+}
+
+/// `text` without parenthesised or bracketed parts: credits ("(Photo by …)"), affiliations
+/// ("(R-GA)"), labels ("(Photos)", "(WATCH FULL VIDEO)"). An unclosed bracket runs to the end.
+fn without_brackets(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    for ch in text.chars() {
+        match ch {
+            '(' | '[' => {
+                depth += 1;
+                out.push(' ');
+            }
+            ')' | ']' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(ch),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Where a photo credit starts: "Photo: …", "Credit: …", "| Getty Images".
+const CREDIT_MARKERS: [&str; 11] = [
+    "photo:",
+    "photograph:",
+    "photo by ",
+    "photo credit",
+    "credit:",
+    "image:",
+    "picture:",
+    "courtesy of ",
+    "via getty",
+    "©",
+    " | ",
+];
+
+/// `text` without a trailing credit; a credit that opens the text ("Photo: a man …") loses only
+/// its marker.
+fn without_credit(text: &str) -> &str {
+    let mut text = text;
+    for marker in CREDIT_MARKERS.iter().filter(|m| m.ends_with(':')) {
+        if text
+            .get(..marker.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(marker))
+        {
+            text = text[marker.len()..].trim_start();
+        }
+    }
+    // ASCII lower case keeps every byte offset, so positions in `lower` are positions in `text`.
+    let lower = text.to_ascii_lowercase();
+    let cut = CREDIT_MARKERS
+        .iter()
+        .filter_map(|m| lower.find(m))
+        .filter(|&at| at > 0)
+        .min()
+        .unwrap_or(text.len());
+    text[..cut].trim_end_matches([' ', '-', '–', '—', '|', '/'])
+}
+
+/// `text` without a wire-photo opening: a dateline in capitals ("WASHINGTON, DC - NOVEMBER 17:",
+/// "LONDON —"), "FILE - ", or AP's "In this Aug. 5, 2019, file photo, …".
+fn without_dateline(text: &str) -> &str {
+    let mut text = text.trim();
+    for separator in [": ", " - ", " – ", " — "] {
+        if let Some(at) = text.find(separator)
+            && at <= 80
+            && text[..at].chars().any(char::is_alphabetic)
+            && !text[..at].chars().any(char::is_lowercase)
+        {
+            text = text[at + separator.len()..].trim_start();
+            break;
+        }
+    }
+    let lower = text.to_ascii_lowercase();
+    if lower.starts_with("in this ")
+        && let Some(photo) = lower[..lower.len().min(100)].find("photo")
+        && let Some(comma) = lower[photo..].find(", ")
+    {
+        text = &text[photo + comma + 2..];
+    }
+    text
+}
+
+/// Abbreviations after which a full stop ends no sentence.
+const ABBREVIATIONS: [&str; 38] = [
+    "mr", "mrs", "ms", "dr", "gov", "rep", "sen", "pres", "gen", "lt", "col", "capt", "sgt", "cpl",
+    "maj", "adm", "st", "ave", "blvd", "rd", "mt", "ft", "jr", "sr", "no", "inc", "co", "corp",
+    "ltd", "vs", "jan", "feb", "aug", "sept", "oct", "nov", "dec", "prof",
+];
+
+/// The first sentence of `text`: up to a full stop, question or exclamation mark followed by a
+/// capital or a digit, not after an abbreviation or an initial ("Gov.", "U.S.", "J.").
+fn first_sentence(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if !matches!(b, b'.' | b'?' | b'!') || bytes.get(i + 1) != Some(&b' ') {
+            continue;
+        }
+        let next = text[i + 2..].chars().next();
+        if !next.is_some_and(|c| c.is_uppercase() || c.is_ascii_digit() || c == '"') {
+            continue;
+        }
+        if b == b'.' {
+            let word_start = text[..i].rfind(' ').map_or(0, |s| s + 1);
+            let word = text[word_start..i].trim_start_matches(['"', '\'']);
+            let abbreviation = word.len() == 1
+                || word.contains('.')
+                || ABBREVIATIONS.contains(&word.to_ascii_lowercase().as_str());
+            if abbreviation {
+                continue;
+            }
+        }
+        return &text[..=i];
+    }
+    text
+}
+
+/// Verbs that open calls to action: "Meet the …", "Click here", "Sign up".
+const CALLS: [&str; 30] = [
+    "meet",
+    "click",
+    "read",
+    "watch",
+    "see",
+    "shop",
+    "buy",
+    "subscribe",
+    "donate",
+    "sign",
+    "join",
+    "download",
+    "learn",
+    "discover",
+    "find",
+    "try",
+    "explore",
+    "follow",
+    "share",
+    "visit",
+    "check",
+    "order",
+    "save",
+    "register",
+    "get",
+    "listen",
+    "tap",
+    "swipe",
+    "book",
+    "support",
+];
+
+/// Words that follow an imperative's verb: "Meet the …", "Click here", "Sign up", "Donate once".
+const AFTER_CALL: [&str; 20] = [
+    "the", "a", "an", "our", "your", "my", "this", "these", "here", "now", "more", "up", "in",
+    "once", "today", "online", "all", "us", "it", "out",
+];
+
+fn is_call_to_action(sentence: &str) -> bool {
+    let mut words = sentence.split_whitespace().map(|w| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    });
+    let Some(first) = words.next() else {
+        return false;
+    };
+    CALLS.contains(&first.as_str()) && words.next().is_none_or(|w| AFTER_CALL.contains(&w.as_str()))
+}
+
+/// Words a title-case headline leaves in lower case.
+const MINOR: [&str; 27] = [
+    "a", "an", "the", "of", "in", "on", "at", "for", "to", "and", "or", "but", "with", "by", "from",
+    "as", "into", "onto", "over", "vs", "via", "per", "nor", "so", "yet", "up", "off",
+];
+
+/// Whether `sentence` is in title case: of the words after the first (not substitution tokens, not
+/// minor words in lower case), at least three and three quarters capitalised — "The Best Fitness
+/// Trackers and Watches for Everyone" — or a capitalised auxiliary ("Deepfake Audio Is a …").
+/// A news caption full of names still has its verbs and common nouns in lower case.
+fn is_title_case(sentence: &str) -> bool {
+    let (mut words, mut capitals) = (0usize, 0usize);
+    for word in sentence.split_whitespace().skip(1) {
+        let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+        let Some(first) = word.chars().next() else {
+            continue;
+        };
+        if !first.is_alphabetic() || word == "PERSON" || word == "LOC" {
+            continue;
+        }
+        if first.is_uppercase() {
+            if matches!(word, "Is" | "Are" | "Was" | "Were" | "Has" | "Have" | "Will" | "Can") {
+                return true;
+            }
+            capitals += 1;
+        } else if MINOR.contains(&word) {
+            continue;
+        }
+        words += 1;
+    }
+    words >= 3 && capitals * 4 >= words * 3
+}
+
+/// Whether `sentence` names a person, a visible thing or a colour in lower case (or as its first
+/// word): capitalised words inside a sentence are names ("Triton Athlete" is a car).
+fn names_something_visible(sentence: &str) -> bool {
+    sentence.split_whitespace().enumerate().any(|(i, word)| {
+        let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '-');
+        if word == "PERSON" {
+            return true;
+        }
+        if i > 0 && word.starts_with(char::is_uppercase) {
+            return false;
+        }
+        let lower = word.to_lowercase();
+        let noun = singular(&lower);
+        is_person_noun(&lower) || is_visible(&noun) || is_color(&lower)
+    })
+}
+
+/// Month names and their abbreviations ("may" and "march" only before a day or year).
+const MONTHS: [&str; 24] = [
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
+    "sept", "oct", "nov", "dec",
+];
+
+const WEEKDAYS: [&str; 7] = [
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+/// Prepositions a date may come with: "on Tuesday", "in November 2021", "during March".
+const TIME_PREPOSITIONS: [&str; 7] = ["on", "in", "during", "since", "until", "at", "of"];
+
+/// Words that are times on their own.
+const TIME_ADVERBS: [&str; 4] = ["today", "yesterday", "tonight", "tomorrow"];
+
+fn core(token: &str) -> String {
+    token
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase()
+}
+
+fn is_month(word: &str) -> bool {
+    MONTHS.contains(&word)
+}
+
+/// A day of the month: "7", "26th".
+fn is_day(word: &str) -> bool {
+    let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let suffix = &word[digits.len()..];
+    matches!(suffix, "" | "st" | "nd" | "rd" | "th")
+        && digits.parse::<u32>().is_ok_and(|d| (1..=31).contains(&d))
+}
+
+/// A year: four digits from 1800 to 2099.
+pub fn is_year(word: &str) -> bool {
+    word.len() == 4 && word.parse::<u32>().is_ok_and(|y| (1800..2100).contains(&y))
+}
+
+/// A clock time: "3", "10:30" before "a.m.", "pm".
+fn is_clock(tokens: &[&str], i: usize) -> usize {
+    let w = core(tokens[i]);
+    let number = w
+        .split(':')
+        .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    if !number {
+        return 0;
+    }
+    match tokens.get(i + 1).map(|t| core(t)) {
+        Some(ref n) if matches!(n.as_str(), "am" | "pm" | "a.m" | "p.m" | "a" | "p") => 2,
+        _ => 0,
+    }
+}
+
+/// The number of tokens of the date or time starting at `i` (0 when none does).
+fn time_len(tokens: &[&str], i: usize) -> usize {
+    let word = |k: usize| tokens.get(k).map(|t| core(t)).unwrap_or_default();
+    // A comma inside a date ("Tuesday, November 26") continues it; one after its last token ends it.
+    let continues = |k: usize| !tokens[k].ends_with(['.', ';', ':', '!', '?']);
+    let w = word(i);
+    if TIME_ADVERBS.contains(&w.as_str()) {
+        return 1;
+    }
+    let clock = is_clock(tokens, i);
+    if clock > 0 {
+        return clock;
+    }
+    let mut k = i;
+    if WEEKDAYS.contains(&w.as_str()) {
+        k += 1;
+        if !continues(i) {
+            return 1;
+        }
+    }
+    let at_month = k;
+    let month = word(k);
+    let after = word(k + 1);
+    // "26 November 2024"
+    if k == i && is_day(&month) && is_month(&after) && !tokens[k].ends_with(',') {
+        k += 2;
+        if continues(k - 1) && is_year(&word(k)) {
+            k += 1;
+        }
+        return k - i;
+    }
+    if is_month(&month) && (k == i || continues(k - 1)) {
+        let ambiguous = matches!(month.as_str(), "may" | "march");
+        if is_day(&after) && continues(k) {
+            k += 2;
+            if continues(k - 1) && is_year(&word(k)) {
+                k += 1;
+            }
+        } else if is_year(&after) && continues(k) {
+            k += 2;
+        } else if !ambiguous && k > i {
+            // "Tuesday, November" is odd but a date; a bare month needs a preposition before it.
+            k += 1;
+        }
+    }
+    if k == at_month && k > i {
+        // A weekday alone: "on Tuesday".
+        return k - i;
+    }
+    k - i
+}
+
+/// Titles written with a full stop: "Gov. PERSON" reads as one name without it.
+const TITLES: [&str; 18] = [
+    "mr", "mrs", "ms", "dr", "gov", "rep", "sen", "pres", "gen", "lt", "col", "capt", "sgt", "cpl",
+    "maj", "adm", "prof", "st",
+];
+
+/// `token` without the full stop of a title ("Gov." → "Gov").
+fn without_title_stop(token: &str) -> String {
+    match token.strip_suffix('.') {
+        Some(stem) if TITLES.contains(&stem.to_ascii_lowercase().as_str()) => stem.to_string(),
+        _ => token.to_string(),
+    }
+}
+
+/// `sentence` without its dates and times, with the prepositions that introduce them: "Holiday
+/// travelers make their way to their car on November 26 after arriving" → "… to their car after
+/// arriving"; "on Tuesday, November 7." → "." Only a year after a preposition goes ("in 2020"): a
+/// year before a noun names a model ("2020 Mitsubishi Mirage").
+fn without_times(sentence: &str) -> String {
+    let tokens: Vec<&str> = sentence.split_whitespace().collect();
+    let mut kept: Vec<String> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let w = core(tokens[i]);
+        let preposition = TIME_PREPOSITIONS.contains(&w.as_str()) && !tokens[i].ends_with(',');
+        let start = i + usize::from(preposition);
+        let mut n = if start < tokens.len() {
+            time_len(&tokens, start)
+        } else {
+            0
+        };
+        // A month alone needs its preposition ("in November"); a year alone too ("in 2020").
+        if n == 0 && preposition && start < tokens.len() {
+            let next = core(tokens[start]);
+            if is_year(&next) || (is_month(&next) && !matches!(next.as_str(), "may" | "march")) {
+                n = 1;
+            }
+        }
+        if n == 0 {
+            kept.push(without_title_stop(tokens[i]));
+            i += 1;
+            continue;
+        }
+        let end = start + n;
+        // The removed span's closing punctuation stays with the sentence: "Texas, on November
+        // 25." → "Texas."; a comma only when the text before had one.
+        let last = tokens[end - 1];
+        // "a.m." ends in its own full stop, not the sentence's.
+        let abbreviated = core(last).contains('.');
+        let closing: String = last
+            .chars()
+            .rev()
+            .take_while(|c| matches!(c, '.' | '!' | '?' | ';' | ':') && !abbreviated)
+            .collect();
+        if let Some(previous) = kept.last_mut() {
+            if !closing.is_empty() {
+                while previous.ends_with(',') {
+                    previous.pop();
+                }
+                previous.push_str(&closing.chars().rev().collect::<String>());
+            }
+        }
+        i = end;
+    }
+    let mut out = kept.join(" ");
+    while out.ends_with(',') {
+        out.pop();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn news_captions_lose_credits_datelines_dates_and_context() {
+        let cases = [
+            (
+                "WASHINGTON, DC - NOVEMBER 17: Rep. PERSON (R-GA) answers questions in front of the \
+                 House steps while House Minority Leader PERSON holds a press conference November \
+                 17, 2021 in Washington, DC. McCarthy and other members spoke. (Photo by Win \
+                 McNamee/Getty Images)",
+                "Rep PERSON answers questions in front of the House steps while House Minority \
+                 Leader PERSON holds a press conference in Washington, DC.",
+            ),
+            (
+                "Holiday travelers make their way to their car on November 26 after arriving at \
+                 Pittsburgh International Airport.",
+                "Holiday travelers make their way to their car after arriving at Pittsburgh \
+                 International Airport.",
+            ),
+            (
+                "A fallen tree is removed from a car in Odessa, Texas, on November 25.",
+                "A fallen tree is removed from a car in Odessa, Texas.",
+            ),
+            (
+                "Gov. PERSON speaks after his victory was called on Tuesday, November 7.",
+                "Gov PERSON speaks after his victory was called.",
+            ),
+            (
+                "PERSON uses a leaf blower to remove snow from the sidewalks November 26 in \
+                 Pittsburgh.",
+                "PERSON uses a leaf blower to remove snow from the sidewalks in Pittsburgh.",
+            ),
+            (
+                "FILE - In this Aug. 5, 2019, file photo, a man walks his dog in the park.",
+                "a man walks his dog in the park.",
+            ),
+            (
+                "The sun rises over an oil field March 24, 2014 near Lost Hills, California.",
+                "The sun rises over an oil field near Lost Hills, California.",
+            ),
+            (
+                "A woman sells flowers at a market in May 2020 at 10:30 a.m. yesterday",
+                "A woman sells flowers at a market",
+            ),
+            (
+                "Photo: a dog runs on the beach on 26 November 2024 | Getty Images",
+                "a dog runs on the beach",
+            ),
+        ];
+        for (caption, expected) in cases {
+            let reading = read(caption);
+            assert_eq!(reading.text, expected, "{caption}");
+            assert_eq!(reading.not_description, None, "{caption}");
+        }
+    }
+
+    #[test]
+    fn what_no_picture_describes() {
+        let cases = [
+            (
+                "Nvidia Hardware Is Eating the World",
+                NotDescription::Headline,
+            ),
+            (
+                "The Best Fitness Trackers and Watches for Everyone",
+                NotDescription::Headline,
+            ),
+            ("Sentra I-Style Makes a Statement", NotDescription::Headline),
+            (
+                "Who were the MH17 crash victims?",
+                NotDescription::Question,
+            ),
+            (
+                "What's the Best Place to Watch the Solar Eclipse? This Simulator Can Help",
+                NotDescription::Question,
+            ),
+            ("Donate once - or every month!", NotDescription::CallToAction),
+            ("Meet the Kia EV9 Electric SUV", NotDescription::CallToAction),
+            (
+                "The Netherlands pays its respects",
+                NotDescription::NothingVisible,
+            ),
+            (
+                "Hours after reveal, 2020 Mitsubishi Mirage, Mirage G4 get kitted out",
+                NotDescription::NothingVisible,
+            ),
+        ];
+        for (caption, reason) in cases {
+            assert_eq!(read(caption).not_description, Some(reason), "{caption}");
+        }
+        // Descriptions, names and all, stay descriptions.
+        for caption in [
+            "Associate Justice PERSON sits during a group photo of the Justices at the Supreme \
+             Court in Washington, DC on April 23, 2021.",
+            "People in combat gear stand near white vans with a red tape barrier",
+            "Employees at Dallas-Fort Worth International Airport de-ice a plane",
+            "PERSON and PERSON smiling while sitting on a park bench",
+            "a man riding a horse on a dirt road",
+            "Sign on the door of a shop",
+            "May flowers in a vase",
+        ] {
+            assert_eq!(read(caption).not_description, None, "{caption}");
+        }
+    }
+}

@@ -1,0 +1,414 @@
+//! Things one can see in a photograph, by kind: the nouns a zero count may ask about, and what
+//! tells a description from a headline.
+//!
+//! A "how many" question answered 0 is only worth training on when it asks about something a
+//! photograph could show and the caption does not name it under another word. Counting nouns
+//! borrowed from the stream as they come took "Mirage" (a car's name), "years" and "finals" on
+//! real alt text; here a zero count must name a kind of thing in [`KINDS`], and is never asked of
+//! a caption naming the same thing, a synonym ([`SYNONYMS`]), its kind ("animal" for "dog") or a
+//! member of it ("dog" for "animal"). The lists are ours, after COCO's 80 categories and their
+//! super-categories, widened with the nouns of news and web photos.
+
+use super::words::is_person_noun;
+
+/// Countable things, by kind; the first word of each list names the kind.
+const KINDS: [&[&str]; 14] = [
+    &[
+        "animal", "dog", "cat", "horse", "cow", "sheep", "bird", "elephant", "bear", "zebra",
+        "giraffe", "goat", "duck", "pig", "chicken", "deer", "lion", "tiger", "monkey", "rabbit",
+        "squirrel", "fish", "puppy", "kitten", "swan", "goose", "pigeon", "seagull", "camel",
+        "donkey", "fox", "wolf", "owl", "eagle", "penguin", "dolphin", "whale", "butterfly",
+    ],
+    &[
+        "vehicle",
+        "car",
+        "bus",
+        "truck",
+        "train",
+        "bicycle",
+        "bike",
+        "motorcycle",
+        "motorbike",
+        "boat",
+        "ship",
+        "airplane",
+        "plane",
+        "aircraft",
+        "jet",
+        "helicopter",
+        "van",
+        "taxi",
+        "cab",
+        "tractor",
+        "scooter",
+        "tram",
+        "ambulance",
+        "canoe",
+        "kayak",
+        "yacht",
+        "trailer",
+        "jeep",
+        "suv",
+        "limousine",
+        "wagon",
+        "cart",
+        "carriage",
+    ],
+    &[
+        "furniture",
+        "chair",
+        "couch",
+        "sofa",
+        "bed",
+        "table",
+        "bench",
+        "desk",
+        "shelf",
+        "stool",
+        "cabinet",
+        "dresser",
+        "lamp",
+        "mirror",
+        "pillow",
+        "rug",
+    ],
+    &[
+        "device",
+        "laptop",
+        "phone",
+        "cellphone",
+        "smartphone",
+        "television",
+        "tv",
+        "keyboard",
+        "camera",
+        "computer",
+        "tablet",
+        "monitor",
+        "screen",
+        "microphone",
+        "headphone",
+        "clock",
+        "watch",
+        "radio",
+    ],
+    &[
+        "toy",
+        "frisbee",
+        "ball",
+        "kite",
+        "skateboard",
+        "surfboard",
+        "racket",
+        "bat",
+        "snowboard",
+        "ski",
+        "glove",
+        "balloon",
+        "doll",
+        "teddy",
+        "trophy",
+        "medal",
+    ],
+    &[
+        "clothing",
+        "hat",
+        "cap",
+        "helmet",
+        "scarf",
+        "jacket",
+        "shirt",
+        "dress",
+        "coat",
+        "tie",
+        "suit",
+        "uniform",
+        "shoe",
+        "boot",
+        "sneaker",
+        "glasses",
+        "sunglasses",
+        "mask",
+        "vest",
+        "sweater",
+        "skirt",
+        "apron",
+        "backpack",
+        "bag",
+        "handbag",
+        "purse",
+        "suitcase",
+        "umbrella",
+    ],
+    &[
+        "container",
+        "cup",
+        "bowl",
+        "plate",
+        "bottle",
+        "glass",
+        "mug",
+        "vase",
+        "jar",
+        "box",
+        "basket",
+        "bucket",
+        "pot",
+        "pan",
+        "tray",
+        "barrel",
+        "crate",
+    ],
+    &[
+        "food",
+        "pizza",
+        "sandwich",
+        "cake",
+        "banana",
+        "apple",
+        "orange",
+        "carrot",
+        "donut",
+        "burger",
+        "hot dog",
+        "egg",
+        "cookie",
+        "pie",
+        "lemon",
+        "tomato",
+        "potato",
+        "strawberry",
+        "pumpkin",
+        "loaf",
+    ],
+    &[
+        "utensil", "fork", "knife", "spoon", "chopstick", "scissors", "toothbrush", "pen",
+        "pencil", "brush", "hammer", "tool", "ladder", "rope", "shovel",
+    ],
+    &[
+        "plant",
+        "tree",
+        "flower",
+        "bush",
+        "palm",
+        "rose",
+        "sunflower",
+        "tulip",
+        "cactus",
+        "leaf",
+    ],
+    &[
+        "building",
+        "house",
+        "tower",
+        "church",
+        "tent",
+        "barn",
+        "skyscraper",
+        "cabin",
+        "castle",
+        "hut",
+        "lighthouse",
+        "windmill",
+        "shed",
+        "garage",
+        "bridge",
+        "fountain",
+        "statue",
+        "monument",
+    ],
+    &[
+        "sign",
+        "flag",
+        "banner",
+        "poster",
+        "billboard",
+        "placard",
+        "signboard",
+        "streetlight",
+        "light",
+        "lantern",
+        "candle",
+        "traffic light",
+        "hydrant",
+        "fire hydrant",
+        "parking meter",
+    ],
+    &[
+        "fixture",
+        "window",
+        "door",
+        "fence",
+        "gate",
+        "pole",
+        "wall",
+        "stair",
+        "column",
+        "barricade",
+        "barrier",
+        "cone",
+        "chimney",
+        "roof",
+    ],
+    &[
+        "book",
+        "newspaper",
+        "magazine",
+        "map",
+        "painting",
+        "card",
+        "letter",
+        "ticket",
+        "key",
+        "coin",
+        "wheel",
+        "tire",
+        "guitar",
+        "piano",
+        "drum",
+        "violin",
+    ],
+];
+
+/// Words of one thing: a zero count of one is never asked of a caption naming another.
+const SYNONYMS: [&[&str]; 15] = [
+    &["car", "automobile", "suv", "jeep"],
+    &["bicycle", "bike"],
+    &["motorcycle", "motorbike", "scooter"],
+    &["airplane", "plane", "aircraft", "jet", "airliner"],
+    &["boat", "ship", "yacht", "vessel", "canoe", "kayak"],
+    &["taxi", "cab"],
+    &["television", "tv", "screen", "monitor"],
+    &["phone", "cellphone", "smartphone", "telephone"],
+    &["couch", "sofa"],
+    &["cup", "mug", "glass"],
+    &["bag", "handbag", "purse", "backpack", "suitcase"],
+    &["hat", "cap", "helmet"],
+    &["dog", "puppy"],
+    &["cat", "kitten"],
+    &["sign", "banner", "poster", "billboard", "placard", "signboard"],
+];
+
+/// Scenes and stuff one can see but not count: "snow", "a street", "the sky".
+const SCENES: [&str; 59] = [
+    "sky",
+    "cloud",
+    "sun",
+    "moon",
+    "star",
+    "snow",
+    "rain",
+    "fog",
+    "water",
+    "sea",
+    "ocean",
+    "lake",
+    "river",
+    "beach",
+    "sand",
+    "grass",
+    "field",
+    "forest",
+    "mountain",
+    "hill",
+    "valley",
+    "desert",
+    "street",
+    "road",
+    "sidewalk",
+    "highway",
+    "path",
+    "trail",
+    "park",
+    "garden",
+    "yard",
+    "city",
+    "town",
+    "village",
+    "square",
+    "market",
+    "crowd",
+    "room",
+    "kitchen",
+    "bedroom",
+    "bathroom",
+    "office",
+    "restaurant",
+    "shop",
+    "store",
+    "stage",
+    "stadium",
+    "court",
+    "airport",
+    "station",
+    "platform",
+    "runway",
+    "smoke",
+    "fire",
+    "ice",
+    "shadow",
+    "sunset",
+    "sunrise",
+    "tape",
+];
+
+fn kind_of(noun: &str) -> Option<&'static [&'static str]> {
+    KINDS.iter().copied().find(|k| k.contains(&noun))
+}
+
+/// Whether a singular lower-case noun names an animal.
+pub fn is_animal(noun: &str) -> bool {
+    KINDS[0].contains(&noun)
+}
+
+/// Whether a singular lower-case noun names something a photograph could show.
+pub fn is_visible(noun: &str) -> bool {
+    kind_of(noun).is_some() || SCENES.contains(&noun) || is_person_noun(noun)
+}
+
+/// Whether "how many" may ask about the singular lower-case noun `noun`: a countable visible
+/// thing, not a person (people are counted by the caption's own numbers only).
+pub fn is_countable(noun: &str) -> bool {
+    kind_of(noun).is_some()
+}
+
+/// Whether a caption naming `named` (singular, lower case) could show a `counted`: the same word,
+/// a synonym, the kind of the other, or a member of its kind when `counted` names the kind.
+pub fn overlaps(counted: &str, named: &str) -> bool {
+    if counted == named {
+        return true;
+    }
+    if SYNONYMS
+        .iter()
+        .any(|s| s.contains(&counted) && s.contains(&named))
+    {
+        return true;
+    }
+    match (kind_of(counted), kind_of(named)) {
+        // "how many animals" of a dog, "how many dogs" of an animal.
+        (Some(a), Some(b)) if a == b => a[0] == counted || b[0] == named,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_synonyms_and_names() {
+        assert!(is_countable("dog") && is_countable("animal") && is_countable("barricade"));
+        for name in ["mirage", "athlete", "year", "final", "charger", "respect", "way"] {
+            assert!(!is_countable(name), "{name}");
+        }
+        assert!(is_visible("snow") && is_visible("man") && !is_visible("disinformation"));
+        assert!(overlaps("dog", "puppy") && overlaps("animal", "dog") && overlaps("dog", "animal"));
+        assert!(overlaps("plane", "airplane") && overlaps("car", "car"));
+        assert!(!overlaps("dog", "cat") && !overlaps("car", "bus"));
+        // Every word is in one kind only, so a kind's name is unambiguous.
+        let mut seen = std::collections::HashSet::new();
+        for word in KINDS.iter().flat_map(|k| k.iter()) {
+            assert!(seen.insert(*word), "{word} is in two kinds");
+        }
+    }
+}
