@@ -10,13 +10,16 @@
 //! one could see.
 
 use super::parse::is_color;
+use crate::filter::pos::Tagger;
 use super::visible::is_visible;
-use super::words::{is_person_noun, singular};
+use super::words::{is_caption_verb, is_person_noun, singular};
 
 /// Why a caption gets no questions: it describes no picture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NotDescription {
-    /// A headline in title case: "Nvidia Hardware Is Eating the World".
+    /// A headline or a sentence of the story rather than of the picture: title case ("Nvidia
+    /// Hardware Is Eating the World"), "Title: Subtitle", quoted speech, a headline's infinitive
+    /// ("PERSON to end his radio show") or a modal verb ("could", "would").
     Headline,
     /// A teaser question: "Who were the MH17 crash victims?".
     Question,
@@ -24,15 +27,19 @@ pub enum NotDescription {
     CallToAction,
     /// No person, visible thing or colour named: "The Netherlands pays its respects".
     NothingVisible,
+    /// A software interface: "The “Print” dialog", "Tool options for the Scale tool" — a
+    /// question about the picture would be about the software, not the world.
+    Interface,
 }
 
 impl NotDescription {
     /// Every reason, in the order the funnel lists them.
-    pub const ALL: [NotDescription; 4] = [
+    pub const ALL: [NotDescription; 5] = [
         NotDescription::Headline,
         NotDescription::Question,
         NotDescription::CallToAction,
         NotDescription::NothingVisible,
+        NotDescription::Interface,
     ];
 
     /// The name used in metrics and `altflow qgen`'s output.
@@ -42,6 +49,7 @@ impl NotDescription {
             NotDescription::Question => "question",
             NotDescription::CallToAction => "call_to_action",
             NotDescription::NothingVisible => "nothing_visible",
+            NotDescription::Interface => "interface",
         }
     }
 }
@@ -66,8 +74,10 @@ pub fn read(caption: &str) -> Reading {
         Some(NotDescription::Question)
     } else if sentence.contains('!') || is_call_to_action(sentence) {
         Some(NotDescription::CallToAction)
-    } else if is_title_case(&described) {
+    } else if is_title_case(&described) || is_story(&described) {
         Some(NotDescription::Headline)
+    } else if names_an_interface(&described) {
+        Some(NotDescription::Interface)
     } else if !names_something_visible(&described) {
         Some(NotDescription::NothingVisible)
     } else {
@@ -234,6 +244,11 @@ const AFTER_CALL: [&str; 20] = [
     "once", "today", "online", "all", "us", "it", "out",
 ];
 
+/// Whether `sentence` opens with an imperative: a verb of [`CALLS`] before one of
+/// [`AFTER_CALL`] ("Meet the …"), or any verb the lexicon knows first as a bare verb ("Dig a hole
+/// in the oasis", "Save money hosting the party at home"). Captions open with a noun phrase, a
+/// participle ("Smiling woman") or a preposition, never a bare verb, "close-up" and "close up"
+/// aside.
 fn is_call_to_action(sentence: &str) -> bool {
     let mut words = sentence.split_whitespace().map(|w| {
         w.trim_matches(|c: char| !c.is_alphanumeric())
@@ -242,7 +257,16 @@ fn is_call_to_action(sentence: &str) -> bool {
     let Some(first) = words.next() else {
         return false;
     };
-    CALLS.contains(&first.as_str()) && words.next().is_none_or(|w| AFTER_CALL.contains(&w.as_str()))
+    let second = words.next();
+    if CALLS.contains(&first.as_str())
+        && second.as_deref().is_none_or(|w| AFTER_CALL.contains(&w))
+    {
+        return true;
+    }
+    let tagger = Tagger::english();
+    first != "close"
+        && second.is_some()
+        && tagger.lookup(&first).is_some_and(|t| tagger.name(t) == "VB")
 }
 
 /// Words a title-case headline leaves in lower case.
@@ -272,17 +296,37 @@ fn is_title_case(sentence: &str) -> bool {
             capitals += 1;
         } else if MINOR.contains(&word) {
             continue;
+        } else if is_verb(word) {
+            // "A Delta Airlines Embraer 175 lands at San Francisco International Airport": a
+            // headline capitalises its verbs, a caption full of names does not.
+            return false;
         }
         words += 1;
     }
     words >= 3 && capitals * 4 >= words * 3
 }
 
+/// Whether a lower-case word is a verb: the lexicon's first tag, or a caption verb's -s form.
+fn is_verb(word: &str) -> bool {
+    let tagger = Tagger::english();
+    tagger
+        .lookup(word)
+        .is_some_and(|t| tagger.name(t).starts_with("VB"))
+        || (word.ends_with('s') && is_caption_verb(&singular(word)))
+}
+
+/// The words of `sentence`: runs of letters, digits, hyphens and apostrophes ("computer—a" is two).
+fn words(sentence: &str) -> impl Iterator<Item = &str> {
+    sentence
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\'' || c == '’'))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+}
+
 /// Whether `sentence` names a person, a visible thing or a colour in lower case (or as its first
 /// word): capitalised words inside a sentence are names ("Triton Athlete" is a car).
 fn names_something_visible(sentence: &str) -> bool {
-    sentence.split_whitespace().enumerate().any(|(i, word)| {
-        let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '-');
+    words(sentence).enumerate().any(|(i, word)| {
         if word == "PERSON" {
             return true;
         }
@@ -290,9 +334,136 @@ fn names_something_visible(sentence: &str) -> bool {
             return false;
         }
         let lower = word.to_lowercase();
-        let noun = singular(&lower);
-        is_person_noun(&lower) || is_visible(&noun) || is_color(&lower)
+        is_person_noun(&lower)
+            || is_visible(&lower)
+            || is_visible(&singular(&lower))
+            || is_color(&lower)
     })
+}
+
+/// Words of software interfaces.
+const INTERFACE: [&str; 21] = [
+    "dialog", "dialogue", "menu", "submenu", "sub-menu", "toolbox", "toolbar",
+    "screenshot", "checkbox", "popup", "pop-up", "pop-menu", "plugin", "plug-in", "sidebar",
+    "dropdown", "drop-down", "textbox", "tooltip", "widget", "histogram",
+];
+
+/// Phrases of software interfaces and their manuals.
+const INTERFACE_PHRASES: [&str; 7] = [
+    "tool options",
+    "layer mask",
+    "selection tool",
+    "image window",
+    "window mode",
+    "keyboard shortcut",
+    "preferences window",
+];
+
+/// Whether `sentence` names a software interface: one of [`INTERFACE`] or
+/// [`INTERFACE_PHRASES`], a named filter or effect ("the “Fog” filter", "the Sinus filter"), or a
+/// manual's "Example for …".
+fn names_an_interface(sentence: &str) -> bool {
+    let lower = sentence.to_lowercase();
+    if INTERFACE_PHRASES.iter().any(|p| lower.contains(p))
+        || words(&lower).any(|w| INTERFACE.contains(&w))
+        || ["example for", "example of", "applying example"]
+            .iter()
+            .any(|p| lower.starts_with(p))
+    {
+        return true;
+    }
+    let tokens: Vec<&str> = sentence.split_whitespace().collect();
+    tokens.windows(2).any(|pair| {
+        matches!(core(pair[1]).as_str(), "filter" | "effect" | "plug-in")
+            && (pair[0].ends_with(['”', '"']) || pair[0].starts_with(char::is_uppercase))
+    })
+}
+
+/// Modal verbs: a picture shows what is, not what could be.
+const MODALS: [&str; 10] = [
+    "would", "could", "should", "might", "must", "will", "can", "can't", "won't", "cannot",
+];
+
+/// Verbs before a quotation that is the picture's own text: "a sign that reads 'Exit'".
+const QUOTING: [&str; 7] = [
+    "says", "reads", "reading", "labeled", "labelled", "marked", "titled",
+];
+
+/// Positions a biography names: "is president and CEO of …".
+const ROLES: [&str; 12] = [
+    "president", "director", "ceo", "chairman", "chair", "founder", "principal", "professor",
+    "editor", "manager", "partner", "chief",
+];
+
+/// Verbs of saying: a caption that reports speech is the story's ("Trump picks Treasury
+/// secretary, says he'll leave his business", "PERSON' sister talks about her brother").
+const SAYING: [&str; 12] = [
+    "says", "said", "saying", "tells", "told", "announces", "reveals", "explains", "discusses",
+    "suggests", "claims", "insists",
+];
+
+/// Whether `sentence` is a headline or the story's text rather than a description: "Title:
+/// Subtitle" (a colon before a capital, the dateline already gone), quoted speech of three words
+/// or more not introduced as the picture's own text, a headline's infinitive ("PERSON to end his
+/// radio show": a name, "to" and a bare verb), or a modal verb.
+fn is_story(sentence: &str) -> bool {
+    if let Some(at) = sentence.find(": ")
+        && sentence[at + 2..].starts_with(|c: char| c.is_uppercase() || c == '\'' || c == '"')
+    {
+        return true;
+    }
+    let tokens: Vec<&str> = sentence.split_whitespace().collect();
+    let opens = |t: &str| t.starts_with(['\'', '"', '‘', '“']);
+    let closes = |t: &str| {
+        t.trim_end_matches(['.', ',', ';', ':', '?', '!'])
+            .ends_with(['\'', '"', '’', '”'])
+    };
+    for (i, token) in tokens.iter().enumerate() {
+        if opens(token) && !closes(token) {
+            let introduced = i > 0 && QUOTING.contains(&core(tokens[i - 1]).as_str());
+            let end = tokens[i + 1..].iter().position(|t| closes(t)).map(|k| i + 1 + k);
+            if let Some(end) = end
+                && end - i >= 2
+                && !introduced
+            {
+                return true;
+            }
+        }
+    }
+    // "PERSON to end his radio show": names, "to", and a lower-case word that is no article.
+    let infinitive = tokens.iter().take(4).position(|t| *t == "to").is_some_and(|at| {
+        at > 0
+            && tokens[..at]
+                .iter()
+                .all(|t| t.starts_with(char::is_uppercase))
+            && tokens.get(at + 1).is_some_and(|v| {
+                v.starts_with(|c: char| c.is_lowercase() || c == '\'')
+                    && !matches!(core(v).as_str(), "the" | "a" | "an" | "his" | "her" | "their")
+            })
+    });
+    let lower: Vec<String> = words(sentence).map(str::to_lowercase).collect();
+    // "talks about", "opens up"; "says" unless the picture's own text ("a sign that says").
+    let reports_speech = lower.iter().enumerate().any(|(i, w)| {
+        let after = lower.get(i + 1).map(String::as_str);
+        let before = i.checked_sub(1).map(|b| lower[b].as_str());
+        (SAYING.contains(&w.as_str()) && !matches!(before, Some("that" | "which")))
+            || (matches!(w.as_str(), "talks" | "speaks") && after == Some("about"))
+    });
+    // "has only served", "has captured": the story's present perfect, which no picture shows.
+    let perfect = lower.windows(2).any(|pair| {
+        matches!(pair[0].as_str(), "has" | "have")
+            && (pair[1] == "been" || pair[1].ends_with("ed") || pair[1].ends_with("en"))
+    });
+    // "DONNA ABOOD is principal and managing director of …": a biography's line.
+    let biography = lower.windows(4).any(|w| {
+        matches!(w[0].as_str(), "is" | "was")
+            && w[1..].iter().any(|x| ROLES.contains(&x.as_str()))
+    });
+    infinitive
+        || reports_speech
+        || perfect
+        || biography
+        || lower.iter().any(|w| MODALS.contains(&w.as_str()))
 }
 
 /// Month names and their abbreviations ("may" and "march" only before a day or year).
@@ -567,6 +738,19 @@ mod tests {
                 "Hours after reveal, 2020 Mitsubishi Mirage, Mirage G4 get kitted out",
                 NotDescription::NothingVisible,
             ),
+            ("The “Print” dialog", NotDescription::Interface),
+            ("Tool Options for the Clone tool", NotDescription::Interface),
+            ("Report: PERSON is eyeing a new position", NotDescription::Headline),
+            (
+                "PERSON calls Obamacare 'craziest thing in the world'",
+                NotDescription::Headline,
+            ),
+            ("PERSON to end his radio show", NotDescription::Headline),
+            (
+                "Online radio can take the place of a hired DJ.",
+                NotDescription::Headline,
+            ),
+            ("Dig a hole in the oasis.", NotDescription::CallToAction),
         ];
         for (caption, reason) in cases {
             assert_eq!(read(caption).not_description, Some(reason), "{caption}");
@@ -581,6 +765,10 @@ mod tests {
             "a man riding a horse on a dirt road",
             "Sign on the door of a shop",
             "May flowers in a vase",
+            "A button that says 'Download on the App Store'",
+            "footballer celebrates scoring his side's second goal",
+            "Close up of a pizza on a plate",
+            "A seated pit bull wearing a pair of sunglasses",
         ] {
             assert_eq!(read(caption).not_description, None, "{caption}");
         }

@@ -9,7 +9,23 @@
 //! member of it ("dog" for "animal"). The lists are ours, after COCO's 80 categories and their
 //! super-categories, widened with the nouns of news and web photos.
 
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use foldhash::fast::RandomState;
+
 use super::words::is_person_noun;
+
+/// Nouns whose most frequent sense is a physical thing, after WordNet 3.0
+/// (`data/lexicon/en-concrete-nouns.txt`, made by `scripts/fetch_lexicon.sh`).
+fn concrete_nouns() -> &'static HashSet<&'static str, RandomState> {
+    static NOUNS: OnceLock<HashSet<&'static str, RandomState>> = OnceLock::new();
+    NOUNS.get_or_init(|| {
+        include_str!("../../data/lexicon/en-concrete-nouns.txt")
+            .lines()
+            .collect()
+    })
+}
 
 /// Countable things, by kind; the first word of each list names the kind.
 const KINDS: [&[&str]; 14] = [
@@ -183,7 +199,7 @@ const KINDS: [&[&str]; 14] = [
     ],
     &[
         "utensil", "fork", "knife", "spoon", "chopstick", "scissors", "toothbrush", "pen",
-        "pencil", "brush", "hammer", "tool", "ladder", "rope", "shovel",
+        "pencil", "brush", "hammer", "ladder", "rope", "shovel",
     ],
     &[
         "plant",
@@ -361,9 +377,13 @@ pub fn is_animal(noun: &str) -> bool {
     KINDS[0].contains(&noun)
 }
 
-/// Whether a singular lower-case noun names something a photograph could show.
+/// Whether a singular lower-case noun names something a photograph could show: a thing of
+/// [`KINDS`], a scene, a person, or a noun whose most frequent sense in WordNet is a physical thing.
 pub fn is_visible(noun: &str) -> bool {
-    kind_of(noun).is_some() || SCENES.contains(&noun) || is_person_noun(noun)
+    kind_of(noun).is_some()
+        || SCENES.contains(&noun)
+        || is_person_noun(noun)
+        || concrete_nouns().contains(noun)
 }
 
 /// Whether "how many" may ask about the singular lower-case noun `noun`: a countable visible
@@ -401,7 +421,10 @@ mod tests {
         for name in ["mirage", "athlete", "year", "final", "charger", "respect", "way"] {
             assert!(!is_countable(name), "{name}");
         }
-        assert!(is_visible("snow") && is_visible("man") && !is_visible("disinformation"));
+        assert!(is_visible("snow") && is_visible("man") && is_visible("footballer"));
+        for abstract_noun in ["disinformation", "respect", "victory", "nightmare", "role"] {
+            assert!(!is_visible(abstract_noun), "{abstract_noun}");
+        }
         assert!(overlaps("dog", "puppy") && overlaps("animal", "dog") && overlaps("dog", "animal"));
         assert!(overlaps("plane", "airplane") && overlaps("car", "car"));
         assert!(!overlaps("dog", "cat") && !overlaps("car", "bus"));

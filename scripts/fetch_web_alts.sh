@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Fetches real alt texts of real web pages for the judged question set (scripts/qgen_real.py) into
+# .tools/captions/web/SOURCE.txt, one distinct alt text per line, HTML entities decoded. Fetched,
+# never committed: the pages are their publishers'.
+#   news     newspaper4k 0.9.6's test pages (scripts/fetch_captions.sh fetches them)
+#   mozilla  Mozilla Readability's test pages (BBC, NZ Herald, Seattle Times, Wikipedia, …), as
+#            shipped in the readabilityrs 0.1.4 crate (Apache-2.0), tests/test-pages/*/source.html
+#   mercury  @postlight/mercury-parser 1.1.1's fixtures (npm, MIT): 110 pages of 97 news sites
+#   gimp     the GIMP manual's screenshots and examples (Debian gimp-help-en; fetch_captions.sh)
+#
+#   scripts/fetch_web_alts.sh && wc -l .tools/captions/web/*.txt
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+out="$root/.tools/captions/web"
+"$root/scripts/fetch_captions.sh" >/dev/null
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if [ ! -s "$out/mozilla.txt" ]; then
+  curl -sSfL -o "$tmp/r.crate" https://static.crates.io/crates/readabilityrs/readabilityrs-0.1.4.crate
+  mkdir -p "$tmp/mozilla" && tar xzf "$tmp/r.crate" -C "$tmp/mozilla"
+fi
+if [ ! -s "$out/mercury.txt" ]; then
+  (cd "$tmp" && npm pack --silent @postlight/mercury-parser@1.1.1 >/dev/null)
+  mkdir -p "$tmp/mercury" && tar xzf "$tmp"/postlight-mercury-parser-1.1.1.tgz -C "$tmp/mercury"
+fi
+python3 - "$root/.tools/captions" "$tmp" "$out" <<'PY'
+import html, os, sys
+from html.parser import HTMLParser
+
+captions, tmp, out = sys.argv[1:]
+
+class Alts(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.alts = []
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            for k, v in attrs:
+                if k == "alt" and v and v.strip():
+                    # Some pages escape twice ("&amp;#39;").
+                    self.alts.append(" ".join(html.unescape(v).split()))
+    handle_startendtag = handle_starttag
+
+def alts(top, keep=lambda name: name.endswith((".html", ".htm"))):
+    found = []
+    for directory, dirs, files in os.walk(top):
+        dirs.sort()
+        for name in sorted(files):
+            if keep(name):
+                parser = Alts()
+                with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as f:
+                    parser.feed(f.read())
+                found += parser.alts
+    return list(dict.fromkeys(found))
+
+sources = {
+    "news": (os.path.join(captions, "pages"), None),
+    "gimp": (os.path.join(captions, "gimp"), None),
+    "mozilla": (os.path.join(tmp, "mozilla"), lambda n: n == "source.html"),
+    "mercury": (os.path.join(tmp, "mercury"), None),
+}
+for name, (top, keep) in sources.items():
+    path = os.path.join(out, name + ".txt")
+    if os.path.exists(path) and os.path.getsize(path) > 0:
+        continue
+    found = alts(top, keep) if keep else alts(top)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(a + "\n" for a in found))
+    print(f"{path}: {len(found)} alt texts")
+PY
