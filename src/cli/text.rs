@@ -50,7 +50,9 @@ pub fn qgen(args: QgenArgs) -> anyhow::Result<()> {
                 let outcome = outcomes.remove(0);
                 match outcome.not_description {
                     None => serde_json::json!({"qa": outcome.qa}),
-                    Some(why) => serde_json::json!({"qa": outcome.qa, "not_description": why.as_str()}),
+                    Some(why) => {
+                        serde_json::json!({"qa": outcome.qa, "not_description": why.as_str()})
+                    }
                 }
             }
             Err(e) => serde_json::json!({"error": e.to_string()}),

@@ -10,9 +10,9 @@
 //! one could see.
 
 use super::parse::is_color;
-use crate::filter::pos::Tagger;
 use super::visible::is_visible;
 use super::words::{is_caption_verb, is_person_noun, singular};
+use crate::filter::pos::Tagger;
 
 /// Why a caption gets no questions: it describes no picture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -258,21 +258,22 @@ fn is_call_to_action(sentence: &str) -> bool {
         return false;
     };
     let second = words.next();
-    if CALLS.contains(&first.as_str())
-        && second.as_deref().is_none_or(|w| AFTER_CALL.contains(&w))
+    if CALLS.contains(&first.as_str()) && second.as_deref().is_none_or(|w| AFTER_CALL.contains(&w))
     {
         return true;
     }
     let tagger = Tagger::english();
     first != "close"
         && second.is_some()
-        && tagger.lookup(&first).is_some_and(|t| tagger.name(t) == "VB")
+        && tagger
+            .lookup(&first)
+            .is_some_and(|t| tagger.name(t) == "VB")
 }
 
 /// Words a title-case headline leaves in lower case.
 const MINOR: [&str; 27] = [
-    "a", "an", "the", "of", "in", "on", "at", "for", "to", "and", "or", "but", "with", "by", "from",
-    "as", "into", "onto", "over", "vs", "via", "per", "nor", "so", "yet", "up", "off",
+    "a", "an", "the", "of", "in", "on", "at", "for", "to", "and", "or", "but", "with", "by",
+    "from", "as", "into", "onto", "over", "vs", "via", "per", "nor", "so", "yet", "up", "off",
 ];
 
 /// Whether `sentence` is in title case: of the words after the first (not substitution tokens, not
@@ -290,7 +291,10 @@ fn is_title_case(sentence: &str) -> bool {
             continue;
         }
         if first.is_uppercase() {
-            if matches!(word, "Is" | "Are" | "Was" | "Were" | "Has" | "Have" | "Will" | "Can") {
+            if matches!(
+                word,
+                "Is" | "Are" | "Was" | "Were" | "Has" | "Have" | "Will" | "Can"
+            ) {
                 return true;
             }
             capitals += 1;
@@ -334,18 +338,77 @@ fn names_something_visible(sentence: &str) -> bool {
             return false;
         }
         let lower = word.to_lowercase();
-        is_person_noun(&lower)
-            || is_visible(&lower)
-            || is_visible(&singular(&lower))
-            || is_color(&lower)
+        let noun = singular(&lower);
+        if DOCUMENT.contains(&noun.as_str()) {
+            return false;
+        }
+        is_person_noun(&lower) || is_visible(&lower) || is_visible(&noun) || is_color(&lower)
     })
 }
 
+/// Nouns WordNet counts as physical that the alt texts of screenshots and documents use for
+/// their parts: "The original layer and its histograms", "The Size slider". Alone, they name
+/// nothing of the world to ask about.
+const DOCUMENT: [&str; 34] = [
+    "image",
+    "layer",
+    "selection",
+    "selector",
+    "mode",
+    "option",
+    "result",
+    "example",
+    "effect",
+    "channel",
+    "editor",
+    "slider",
+    "palette",
+    "gradient",
+    "canvas",
+    "pixel",
+    "preview",
+    "setting",
+    "histogram",
+    "list",
+    "field",
+    "text",
+    "page",
+    "file",
+    "document",
+    "version",
+    "screen",
+    "bar",
+    "content",
+    "transparency",
+    "width",
+    "curve",
+    "center",
+    "point",
+];
+
 /// Words of software interfaces.
 const INTERFACE: [&str; 21] = [
-    "dialog", "dialogue", "menu", "submenu", "sub-menu", "toolbox", "toolbar",
-    "screenshot", "checkbox", "popup", "pop-up", "pop-menu", "plugin", "plug-in", "sidebar",
-    "dropdown", "drop-down", "textbox", "tooltip", "widget", "histogram",
+    "dialog",
+    "dialogue",
+    "menu",
+    "submenu",
+    "sub-menu",
+    "toolbox",
+    "toolbar",
+    "screenshot",
+    "checkbox",
+    "popup",
+    "pop-up",
+    "pop-menu",
+    "plugin",
+    "plug-in",
+    "sidebar",
+    "dropdown",
+    "drop-down",
+    "textbox",
+    "tooltip",
+    "widget",
+    "histogram",
 ];
 
 /// Phrases of software interfaces and their manuals.
@@ -366,9 +429,15 @@ fn names_an_interface(sentence: &str) -> bool {
     let lower = sentence.to_lowercase();
     if INTERFACE_PHRASES.iter().any(|p| lower.contains(p))
         || words(&lower).any(|w| INTERFACE.contains(&w))
-        || ["example for", "example of", "applying example"]
-            .iter()
-            .any(|p| lower.starts_with(p))
+        || [
+            "example",
+            "an example",
+            "applying example",
+            "illustration of",
+            "an overview of",
+        ]
+        .iter()
+        .any(|p| lower.starts_with(p))
     {
         return true;
     }
@@ -391,15 +460,35 @@ const QUOTING: [&str; 7] = [
 
 /// Positions a biography names: "is president and CEO of …".
 const ROLES: [&str; 12] = [
-    "president", "director", "ceo", "chairman", "chair", "founder", "principal", "professor",
-    "editor", "manager", "partner", "chief",
+    "president",
+    "director",
+    "ceo",
+    "chairman",
+    "chair",
+    "founder",
+    "principal",
+    "professor",
+    "editor",
+    "manager",
+    "partner",
+    "chief",
 ];
 
 /// Verbs of saying: a caption that reports speech is the story's ("Trump picks Treasury
 /// secretary, says he'll leave his business", "PERSON' sister talks about her brother").
 const SAYING: [&str; 12] = [
-    "says", "said", "saying", "tells", "told", "announces", "reveals", "explains", "discusses",
-    "suggests", "claims", "insists",
+    "says",
+    "said",
+    "saying",
+    "tells",
+    "told",
+    "announces",
+    "reveals",
+    "explains",
+    "discusses",
+    "suggests",
+    "claims",
+    "insists",
 ];
 
 /// Whether `sentence` is a headline or the story's text rather than a description: "Title:
@@ -421,7 +510,10 @@ fn is_story(sentence: &str) -> bool {
     for (i, token) in tokens.iter().enumerate() {
         if opens(token) && !closes(token) {
             let introduced = i > 0 && QUOTING.contains(&core(tokens[i - 1]).as_str());
-            let end = tokens[i + 1..].iter().position(|t| closes(t)).map(|k| i + 1 + k);
+            let end = tokens[i + 1..]
+                .iter()
+                .position(|t| closes(t))
+                .map(|k| i + 1 + k);
             if let Some(end) = end
                 && end - i >= 2
                 && !introduced
@@ -431,16 +523,23 @@ fn is_story(sentence: &str) -> bool {
         }
     }
     // "PERSON to end his radio show": names, "to", and a lower-case word that is no article.
-    let infinitive = tokens.iter().take(4).position(|t| *t == "to").is_some_and(|at| {
-        at > 0
-            && tokens[..at]
-                .iter()
-                .all(|t| t.starts_with(char::is_uppercase))
-            && tokens.get(at + 1).is_some_and(|v| {
-                v.starts_with(|c: char| c.is_lowercase() || c == '\'')
-                    && !matches!(core(v).as_str(), "the" | "a" | "an" | "his" | "her" | "their")
-            })
-    });
+    let infinitive = tokens
+        .iter()
+        .take(4)
+        .position(|t| *t == "to")
+        .is_some_and(|at| {
+            at > 0
+                && tokens[..at]
+                    .iter()
+                    .all(|t| t.starts_with(char::is_uppercase))
+                && tokens.get(at + 1).is_some_and(|v| {
+                    v.starts_with(|c: char| c.is_lowercase() || c == '\'')
+                        && !matches!(
+                            core(v).as_str(),
+                            "the" | "a" | "an" | "his" | "her" | "their"
+                        )
+                })
+        });
     let lower: Vec<String> = words(sentence).map(str::to_lowercase).collect();
     // "talks about", "opens up"; "says" unless the picture's own text ("a sign that says").
     let reports_speech = lower.iter().enumerate().any(|(i, w)| {
@@ -456,8 +555,7 @@ fn is_story(sentence: &str) -> bool {
     });
     // "DONNA ABOOD is principal and managing director of …": a biography's line.
     let biography = lower.windows(4).any(|w| {
-        matches!(w[0].as_str(), "is" | "was")
-            && w[1..].iter().any(|x| ROLES.contains(&x.as_str()))
+        matches!(w[0].as_str(), "is" | "was") && w[1..].iter().any(|x| ROLES.contains(&x.as_str()))
     });
     infinitive
         || reports_speech
@@ -468,9 +566,30 @@ fn is_story(sentence: &str) -> bool {
 
 /// Month names and their abbreviations ("may" and "march" only before a day or year).
 const MONTHS: [&str; 24] = [
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
-    "sept", "oct", "nov", "dec",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
 ];
 
 const WEEKDAYS: [&str; 7] = [
@@ -579,6 +698,17 @@ fn time_len(tokens: &[&str], i: usize) -> usize {
     k - i
 }
 
+/// `token` without the full stops of an abbreviation in capitals ("U.S." → "US", "D.C.," →
+/// "DC,"), so that it reads as one word.
+fn without_initial_stops(token: &str) -> Option<String> {
+    let letters: String = token.chars().filter(|c| *c != '.').collect();
+    let core = letters.trim_end_matches([',', ';', ':']);
+    let dotted = token.matches('.').count() >= 2
+        && core.len() >= 2
+        && core.chars().all(|c| c.is_ascii_uppercase());
+    dotted.then_some(letters)
+}
+
 /// Titles written with a full stop: "Gov. PERSON" reads as one name without it.
 const TITLES: [&str; 18] = [
     "mr", "mrs", "ms", "dr", "gov", "rep", "sen", "pres", "gen", "lt", "col", "capt", "sgt", "cpl",
@@ -618,7 +748,9 @@ fn without_times(sentence: &str) -> String {
             }
         }
         if n == 0 {
-            kept.push(without_title_stop(tokens[i]));
+            kept.push(
+                without_initial_stops(tokens[i]).unwrap_or_else(|| without_title_stop(tokens[i])),
+            );
             i += 1;
             continue;
         }
@@ -633,13 +765,13 @@ fn without_times(sentence: &str) -> String {
             .rev()
             .take_while(|c| matches!(c, '.' | '!' | '?' | ';' | ':') && !abbreviated)
             .collect();
-        if let Some(previous) = kept.last_mut() {
-            if !closing.is_empty() {
-                while previous.ends_with(',') {
-                    previous.pop();
-                }
-                previous.push_str(&closing.chars().rev().collect::<String>());
+        if let Some(previous) = kept.last_mut()
+            && !closing.is_empty()
+        {
+            while previous.ends_with(',') {
+                previous.pop();
             }
+            previous.push_str(&closing.chars().rev().collect::<String>());
         }
         i = end;
     }
@@ -720,16 +852,19 @@ mod tests {
                 NotDescription::Headline,
             ),
             ("Sentra I-Style Makes a Statement", NotDescription::Headline),
-            (
-                "Who were the MH17 crash victims?",
-                NotDescription::Question,
-            ),
+            ("Who were the MH17 crash victims?", NotDescription::Question),
             (
                 "What's the Best Place to Watch the Solar Eclipse? This Simulator Can Help",
                 NotDescription::Question,
             ),
-            ("Donate once - or every month!", NotDescription::CallToAction),
-            ("Meet the Kia EV9 Electric SUV", NotDescription::CallToAction),
+            (
+                "Donate once - or every month!",
+                NotDescription::CallToAction,
+            ),
+            (
+                "Meet the Kia EV9 Electric SUV",
+                NotDescription::CallToAction,
+            ),
             (
                 "The Netherlands pays its respects",
                 NotDescription::NothingVisible,
@@ -740,7 +875,10 @@ mod tests {
             ),
             ("The “Print” dialog", NotDescription::Interface),
             ("Tool Options for the Clone tool", NotDescription::Interface),
-            ("Report: PERSON is eyeing a new position", NotDescription::Headline),
+            (
+                "Report: PERSON is eyeing a new position",
+                NotDescription::Headline,
+            ),
             (
                 "PERSON calls Obamacare 'craziest thing in the world'",
                 NotDescription::Headline,

@@ -312,9 +312,8 @@ impl Generator {
     /// prompts go through the models together (in batches of `qgen.batch_size`).
     pub fn generate_batch(&mut self, captions: &[String]) -> Result<Vec<Outcome>, QgenError> {
         let readings: Vec<caption::Reading> = captions.iter().map(|c| caption::read(c)).collect();
-        let skipped = |r: &caption::Reading| {
-            self.settings.descriptions_only && r.not_description.is_some()
-        };
+        let skipped =
+            |r: &caption::Reading| self.settings.descriptions_only && r.not_description.is_some();
         let skip: Vec<bool> = readings.iter().map(skipped).collect();
         let texts: Vec<String> = readings.iter().map(|r| r.text.clone()).collect();
         let parsed: Vec<Parse> = texts

@@ -220,6 +220,12 @@ fn retag(lower: &str, tag: &'static str, next: Option<&str>) -> &'static str {
         {
             "IN"
         }
+        // "walks past a tank": a preposition before a noun phrase, whatever the lexicon says.
+        "past"
+            if next.is_some_and(|n| matches!(n, "a" | "an" | "the" | "his" | "her" | "their")) =>
+        {
+            "IN"
+        }
         // Colours are adjectives before a noun and in a predicate; the lexicon makes some nouns.
         _ if tag == "NN" && is_color(lower) => "JJ",
         _ => tag,
@@ -416,16 +422,37 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
     {
         set_tag(&mut words[i], "NN");
     }
+    // "red-painted", "snow-capped": a hyphenated participle is an adjective before a noun.
+    for i in 0..words.len() {
+        let w = &words[i];
+        let before_noun = words[i + 1..]
+            .iter()
+            .find(|n| n.text != "," && n.pos != Pos::Adj)
+            .is_some_and(|n| n.pos == Pos::Noun);
+        if w.lower.contains('-') && w.lower.ends_with("ed") && w.pos == Pos::Noun && before_noun {
+            set_tag(&mut words[i], "JJ");
+        }
+    }
     // "employees … de-ice a plane": a past tense the lexicon guessed for a word that has none.
     for w in words.iter_mut() {
         if w.tag == "VBD" && !w.lower.ends_with("ed") && verb_lemma(&w.lower).is_none() {
             set_tag(w, "VBP");
         }
     }
+    // "Zimbabweans celebrate outside …": a bare verb right after the subject, before any other
+    // verb, is the present tense.
+    if let Some(i) = words.iter().position(|w| w.pos == Pos::Verb)
+        && words[i].tag == "VB"
+        && i > 0
+        && words[i - 1].pos == Pos::Noun
+    {
+        set_tag(&mut words[i], "VBP");
+    }
     for i in 1..words.len() {
         if words[i].pos == Pos::Adj
             && words[i].lower.ends_with("ed")
-            && (words[i - 1].is_be() || (words[i - 1].pos == Pos::Adv && i > 1 && words[i - 2].is_be()))
+            && (words[i - 1].is_be()
+                || (words[i - 1].pos == Pos::Adv && i > 1 && words[i - 2].is_be()))
         {
             set_tag(&mut words[i], "VBN");
         }
@@ -482,6 +509,13 @@ fn premodifier(words: &[Word], i: usize) -> bool {
                 && i > 0
                 && matches!(words[i - 1].pos, Pos::Det | Pos::Adj)
                 && words.get(i + 1).is_some_and(|n| n.pos == Pos::Noun)
+        }
+        // "a red-painted, book-lined room": a comma between two adjectives.
+        Pos::Punct => {
+            w.text == ","
+                && i > 0
+                && words[i - 1].pos == Pos::Adj
+                && words.get(i + 1).is_some_and(|n| n.pos == Pos::Adj)
         }
         // "black and white", between two colours.
         Pos::Conj => {
@@ -569,6 +603,13 @@ fn chunk(words: &[Word]) -> Vec<Chunk> {
             let mut j = i;
             let mut head = i;
             while j < words.len() && matches!(words[j].pos, Pos::Verb | Pos::Adv) {
+                // "sits writing": a participle after a finite verb other than "be" starts a
+                // group of its own, which describes the subject.
+                let finite =
+                    matches!(words[head].tag, "VBZ" | "VBP" | "VBD") && !words[head].is_be();
+                if j > i && words[j].tag == "VBG" && finite {
+                    break;
+                }
                 if words[j].pos == Pos::Verb {
                     head = j;
                 }

@@ -147,7 +147,9 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
         let (s, e) = (*colours.first()?, *colours.last()? + 1);
         return Some(caption.text(s, e, true));
     }
+    // "What is the man doing?" asks for an -ing verb, "What does the man do?" for a finite one.
     let doing = q.last().is_some_and(|w| w == "doing");
+    let does = q.len() > 3 && q.last().is_some_and(|w| w == "do");
     let stranded = q
         .last()
         .filter(|w| {
@@ -175,7 +177,10 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
                     spans.push((c.start, caption.coordination(k).1));
                 }
             }
-            ("what", ChunkKind::Verb) if doing && words[c.head].tag == "VBG" => {
+            ("what", ChunkKind::Verb)
+                if (doing && words[c.head].tag == "VBG")
+                    || (does && matches!(words[c.head].tag, "VBZ" | "VBP" | "VBD")) =>
+            {
                 let end = caption
                     .chunks
                     .get(k + 1)
@@ -183,16 +188,24 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
                     .map_or(c.end, |_| caption.coordination(k + 1).1);
                 spans.push((c.head, end));
             }
-            ("what", ChunkKind::Np) if !doing => {
+            ("what", ChunkKind::Np) if !doing && !does => {
                 // "What is the cat sitting on?": a question ending in a preposition asks for the
-                // noun phrase of a place phrase with that preposition.
+                // noun phrase of a place phrase with that preposition; one that does not, for a
+                // subject or object, never the noun phrase of a place phrase ("What do the
+                // employees at the airport de-ice?" is not answered "the airport").
                 let in_place = caption.chunks[..k]
                     .iter()
                     .rev()
                     .find(|p| matches!(p.kind, ChunkKind::Pp { np } if np == k));
-                let wanted = stranded.as_deref().is_none_or(|prep| {
-                    in_place.is_some_and(|pp| caption.preposition(pp).ends_with(prep))
-                });
+                let wanted = match stranded.as_deref() {
+                    Some(prep) => {
+                        in_place.is_some_and(|pp| caption.preposition(pp).ends_with(prep))
+                    }
+                    // "What does the kitchen have?" and "a close up of a pizza" are the
+                    // exceptions: "with" and "of" phrases hold things, not places.
+                    None => in_place
+                        .is_none_or(|pp| matches!(caption.preposition(pp).as_str(), "with" | "of")),
+                };
                 if wanted {
                     spans.push((c.start, caption.coordination(k).1));
                 }

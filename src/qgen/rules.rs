@@ -27,7 +27,8 @@
 
 use super::AnswerType;
 use super::parse::{COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, as_digits, is_color};
-use super::words::{META, is_person_noun, plural, singular, swap_noun, verb_lemma};
+use super::visible::is_animal;
+use super::words::{META, is_person_noun, names_people, plural, singular, swap_noun, verb_lemma};
 use crate::filter::entities::Entity;
 
 /// A question the rules wrote, before the round trip.
@@ -144,6 +145,21 @@ impl<'a> Clause<'a> {
             // "with a hat and a bag in a market"
             k = p.coordination(np).0 + 1;
         }
+        // "PERSON, skipper and co-owner of the vessel, stands near his boat": an apposition
+        // between commas before the verb.
+        if chunks.get(k).is_some_and(|c| p.words[c.start].text == ",")
+            && let Some(close) = (k + 1..chunks.len().min(k + 10)).find(|&j| {
+                chunks[j].kind == ChunkKind::Other && p.words[chunks[j].start].text == ","
+            })
+            && chunks
+                .get(close + 1)
+                .is_some_and(|c| c.kind == ChunkKind::Verb)
+            && chunks[k + 1..close]
+                .iter()
+                .all(|c| c.kind != ChunkKind::Verb)
+        {
+            k = close + 1;
+        }
         let Some(v) = chunks.get(k).filter(|c| c.kind == ChunkKind::Verb) else {
             // No verb: "a cat on a bed", "a red bus".
             clause.places = before_verb;
@@ -168,6 +184,17 @@ impl<'a> Clause<'a> {
         }
         clause.verb = Some((*v, form));
         k += 1;
+        // "sits writing at his desk": the participle describes the subject; the places after it
+        // are the verb's.
+        if chunks
+            .get(k)
+            .is_some_and(|c| c.kind == ChunkKind::Verb && p.words[c.head].tag == "VBG")
+            && chunks
+                .get(k + 1)
+                .is_some_and(|c| matches!(c.kind, ChunkKind::Pp { .. }))
+        {
+            k += 1;
+        }
         if let Some(o) = chunks.get(k).filter(|c| c.kind == ChunkKind::Np) {
             let (last, end) = p.coordination(k);
             clause.object = Some((o.start, end, o.head));
@@ -316,7 +343,7 @@ impl<'a> Clause<'a> {
 
     fn subject_is_person(&self) -> bool {
         let w = &self.p.words[self.head];
-        w.entity == Some(Entity::Person) || is_person_noun(&w.lower)
+        w.entity == Some(Entity::Person) || names_people(&w.text)
     }
 }
 
@@ -354,6 +381,8 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             counted: None,
         });
     };
+    // Not of a light verb's idiom: "make their way", "take part", "pay its respects".
+    let idiom = |h: usize| IDIOM_OBJECTS.contains(&singular(&p.words[h].lower).as_str());
     match (c.verb, c.inverted()) {
         (Some((v, form)), Some((aux, verb))) => {
             // The subject: "Who is riding a horse on a dirt road?"
@@ -399,9 +428,9 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 ask(&mut out, q, c.subject, t);
             }
             // The object: "What is the man riding?"
-            // Not of a light verb's idiom: "make their way", "take part", "pay its respects".
-            let idiom = |h: usize| IDIOM_OBJECTS.contains(&singular(&p.words[h].lower).as_str());
-            if let Some((s, e, h)) = c.object.filter(|&(_, _, h)| form != Form::Copula && !idiom(h))
+            if let Some((s, e, h)) = c
+                .object
+                .filter(|&(_, _, h)| form != Form::Copula && !idiom(h))
             {
                 let person =
                     is_person_noun(&p.words[h].lower) || p.words[h].entity == Some(Entity::Person);
@@ -414,10 +443,18 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 ask(&mut out, q, (s, e), t);
             }
             // The activity: "What is the man doing?" (not of "doing a trick", which would answer
-            // with the question's own verb).
+            // with the question's own verb); in a simple tense, "What do the police officers
+            // do? — adjust a barricade" (the verb is the seed's own kind of answer).
+            let end = c.object.map_or(v.end, |(_, e, _)| e);
             if form == Form::Progressive && p.words[v.head].lower != "doing" {
-                let end = c.object.map_or(v.end, |(_, e, _)| e);
                 let q = question(&["What", &aux, &subject, "doing"]);
+                ask(&mut out, q, (v.head, end), AnswerType::Activity);
+            } else if form == Form::Simple
+                && (c.subject_is_person() || is_animal(&singular(&p.words[c.head].lower)))
+                && !matches!(p.words[v.head].lower.as_str(), "do" | "does" | "did")
+                && c.object.is_none_or(|(_, _, h)| !idiom(h))
+            {
+                let q = question(&["What", &aux, &subject, "do"]);
                 ask(&mut out, q, (v.head, end), AnswerType::Activity);
             }
             for place in c.places.iter().filter(|pp| p.is_location(pp)) {
@@ -523,8 +560,10 @@ fn colors_and_counts(p: &Parse, clause: Option<&Clause>, seed: u64, out: &mut Ve
             i += 1;
             continue;
         };
-        // The colour run inside the phrase ("black and white").
-        if is_color(&w[i].lower) && i < np.head {
+        // The colour run inside the phrase ("black and white"); not of a name ("the White
+        // House", "Green Channel").
+        let named = i > 0 && w[i].text.starts_with(char::is_uppercase);
+        if is_color(&w[i].lower) && i < np.head && !named {
             let mut end = i + 1;
             while end + 1 < np.head && w[end].pos == Pos::Conj && is_color(&w[end + 1].lower) {
                 end += 2;
@@ -607,19 +646,46 @@ fn is_counted(p: &Parse, np: &Chunk, digits: &str) -> bool {
 /// Objects that make an idiom with their verb, not a thing acted on: "make their way", "take
 /// part", "pay respects".
 const IDIOM_OBJECTS: [&str; 10] = [
-    "way", "part", "place", "turn", "respect", "attention", "advantage", "care", "note", "effect",
+    "way",
+    "part",
+    "place",
+    "turn",
+    "respect",
+    "attention",
+    "advantage",
+    "care",
+    "note",
+    "effect",
 ];
 
 /// Nouns of time and measure, never counted in a picture.
 const UNITS: [&str; 22] = [
-    "year", "month", "week", "day", "hour", "minute", "second", "time", "percent", "mile",
-    "kilometer", "km", "meter", "metre", "foot", "inch", "pound", "kilogram", "dollar", "euro",
-    "degree", "point",
+    "year",
+    "month",
+    "week",
+    "day",
+    "hour",
+    "minute",
+    "second",
+    "time",
+    "percent",
+    "mile",
+    "kilometer",
+    "km",
+    "meter",
+    "metre",
+    "foot",
+    "inch",
+    "pound",
+    "kilogram",
+    "dollar",
+    "euro",
+    "degree",
+    "point",
 ];
 
 /// Whether a proposal's answer is a place or thing by its proper name ("at PERSON National
-/// Airport", "Pittsburgh", "the Supreme Court"): a name a photograph cannot show. People by name
-/// and the filter's PERSON and LOC tokens stay answers.
+/// Airport", "Pittsburgh", "the Supreme Court"): a name a photograph cannot show.
 fn names_a_place(p: &Parse, q: &Proposal) -> bool {
     let Some((start, end)) = q.span else {
         return false;
@@ -627,12 +693,24 @@ fn names_a_place(p: &Parse, q: &Proposal) -> bool {
     if !matches!(q.answer_type, AnswerType::Object | AnswerType::Location) || end == 0 {
         return false;
     }
-    let last = &p.words[end - 1];
-    // The filter's substitution tokens stand for any person or place: answers like any noun.
-    !matches!(last.text.as_str(), "PERSON" | "LOC")
-        && last.entity != Some(Entity::Person)
-        && (matches!(last.tag, "NNP" | "NNPS")
-            || (end - 1 > start && last.text.starts_with(char::is_uppercase)))
+    // "the Snoopy balloon" is a balloon; "Apple's headquarters" and "Pittsburgh" are names.
+    let possessed =
+        (start..end).any(|i| p.words[i].tag == "POS" && i > start && is_named(p, i - 1, i));
+    is_named(p, end - 1, end) || possessed
+}
+
+/// Whether words `start..end` name something by its proper name ("New York Supreme Court",
+/// "Apple's headquarters", "Manhattan's Chelsea neighborhood"): a proper noun or a capitalised
+/// word other than the caption's first. The filter's substitution tokens stand for any person or
+/// place, and people by name stay answers.
+fn is_named(p: &Parse, start: usize, end: usize) -> bool {
+    p.words[start..end].iter().enumerate().any(|(k, w)| {
+        let i = start + k;
+        !matches!(w.text.as_str(), "PERSON" | "LOC")
+            && w.entity != Some(Entity::Person)
+            && (matches!(w.tag, "NNP" | "NNPS")
+                || (i > 0 && w.text.starts_with(char::is_uppercase)))
+    })
 }
 
 /// A colour that is not `color` nor a name of it ("gray" for "grey").
@@ -710,7 +788,13 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
     let aux_cap = question(&[aux]).trim_end_matches('?').to_string();
     let subject = c.subject_definite();
     let object = c.object.map(|(s, e, _)| c.words(s, e)).unwrap_or_default();
-    let places: Vec<&Chunk> = c.places.iter().filter(|pp| p.is_location(pp)).collect();
+    // Named places stay out of yes/no questions: "in New York City" is no more visible to a
+    // yes than to a wh-question (and a swap would write "New York field").
+    let places: Vec<&Chunk> = c
+        .places
+        .iter()
+        .filter(|pp| p.is_location(pp) && !is_named(p, pp.start, pp.end))
+        .collect();
     let place_words = |swap: Option<(usize, &str)>| -> String {
         places
             .iter()

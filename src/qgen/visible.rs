@@ -30,10 +30,44 @@ fn concrete_nouns() -> &'static HashSet<&'static str, RandomState> {
 /// Countable things, by kind; the first word of each list names the kind.
 const KINDS: [&[&str]; 14] = [
     &[
-        "animal", "dog", "cat", "horse", "cow", "sheep", "bird", "elephant", "bear", "zebra",
-        "giraffe", "goat", "duck", "pig", "chicken", "deer", "lion", "tiger", "monkey", "rabbit",
-        "squirrel", "fish", "puppy", "kitten", "swan", "goose", "pigeon", "seagull", "camel",
-        "donkey", "fox", "wolf", "owl", "eagle", "penguin", "dolphin", "whale", "butterfly",
+        "animal",
+        "dog",
+        "cat",
+        "horse",
+        "cow",
+        "sheep",
+        "bird",
+        "elephant",
+        "bear",
+        "zebra",
+        "giraffe",
+        "goat",
+        "duck",
+        "pig",
+        "chicken",
+        "deer",
+        "lion",
+        "tiger",
+        "monkey",
+        "rabbit",
+        "squirrel",
+        "fish",
+        "puppy",
+        "kitten",
+        "swan",
+        "goose",
+        "pigeon",
+        "seagull",
+        "camel",
+        "donkey",
+        "fox",
+        "wolf",
+        "owl",
+        "eagle",
+        "penguin",
+        "dolphin",
+        "whale",
+        "butterfly",
     ],
     &[
         "vehicle",
@@ -198,8 +232,20 @@ const KINDS: [&[&str]; 14] = [
         "loaf",
     ],
     &[
-        "utensil", "fork", "knife", "spoon", "chopstick", "scissors", "toothbrush", "pen",
-        "pencil", "brush", "hammer", "ladder", "rope", "shovel",
+        "utensil",
+        "fork",
+        "knife",
+        "spoon",
+        "chopstick",
+        "scissors",
+        "toothbrush",
+        "pen",
+        "pencil",
+        "brush",
+        "hammer",
+        "ladder",
+        "rope",
+        "shovel",
     ],
     &[
         "plant",
@@ -302,7 +348,14 @@ const SYNONYMS: [&[&str]; 15] = [
     &["hat", "cap", "helmet"],
     &["dog", "puppy"],
     &["cat", "kitten"],
-    &["sign", "banner", "poster", "billboard", "placard", "signboard"],
+    &[
+        "sign",
+        "banner",
+        "poster",
+        "billboard",
+        "placard",
+        "signboard",
+    ],
 ];
 
 /// Scenes and stuff one can see but not count: "snow", "a street", "the sky".
@@ -418,7 +471,9 @@ mod tests {
     #[test]
     fn kinds_synonyms_and_names() {
         assert!(is_countable("dog") && is_countable("animal") && is_countable("barricade"));
-        for name in ["mirage", "athlete", "year", "final", "charger", "respect", "way"] {
+        for name in [
+            "mirage", "athlete", "year", "final", "charger", "respect", "way",
+        ] {
             assert!(!is_countable(name), "{name}");
         }
         assert!(is_visible("snow") && is_visible("man") && is_visible("footballer"));
