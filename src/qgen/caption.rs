@@ -307,7 +307,7 @@ fn is_title_case(sentence: &str) -> bool {
         }
         words += 1;
     }
-    words >= 3 && capitals * 4 >= words * 3
+    words >= 2 && capitals * 4 >= words * 3
 }
 
 /// Whether a lower-case word is a verb: the lexicon's first tag, or a caption verb's -s form.
@@ -476,25 +476,80 @@ const ROLES: [&str; 12] = [
 
 /// Verbs of saying: a caption that reports speech is the story's ("Trump picks Treasury
 /// secretary, says he'll leave his business", "PERSON' sister talks about her brother").
-const SAYING: [&str; 12] = [
+const SAYING: [&str; 21] = [
+    "say",
     "says",
     "said",
     "saying",
+    "tell",
     "tells",
     "told",
+    "announce",
     "announces",
+    "announced",
+    "reveal",
     "reveals",
+    "explain",
     "explains",
+    "discuss",
     "discusses",
+    "suggest",
     "suggests",
+    "claim",
     "claims",
     "insists",
 ];
 
+/// Pronouns of the first and second person: a description speaks of what is seen, not to the
+/// reader or as the writer ("Spirits like gin make you more tearful", "Let's make …").
+const PERSONAL: [&str; 11] = [
+    "i", "me", "my", "we", "us", "our", "let's", "you", "your", "you're", "yourself",
+];
+
+/// Plural nouns of listicle headlines: "5 things to watch", "4 smart ways to reuse …".
+const LISTED: [&str; 12] = [
+    "things",
+    "ways",
+    "reasons",
+    "tips",
+    "facts",
+    "steps",
+    "signs",
+    "secrets",
+    "lessons",
+    "ideas",
+    "mistakes",
+    "questions",
+];
+
+/// Openings of headlines and teasers: "Why …", "How to …", "Best …", "A look at …".
+fn opens_like_a_headline(lower: &[String]) -> bool {
+    let first = lower.first().map(String::as_str);
+    let listicle = first.is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()))
+        && lower[1..lower.len().min(3)]
+            .iter()
+            .any(|w| LISTED.contains(&w.as_str()));
+    let opening = |phrase: &[&str]| {
+        lower.len() >= phrase.len() && lower.iter().zip(phrase).all(|(w, p)| w == p)
+    };
+    listicle
+        || matches!(first, Some("why" | "how" | "best" | "worst" | "most"))
+        || [
+            &["a", "look", "at"][..],
+            &["a", "closer", "look", "at"],
+            &["a", "guide", "to"],
+            &["an", "introduction", "to"],
+        ]
+        .iter()
+        .any(|p| opening(p))
+}
+
 /// Whether `sentence` is a headline or the story's text rather than a description: "Title:
 /// Subtitle" (a colon before a capital, the dateline already gone), quoted speech of three words
 /// or more not introduced as the picture's own text, a headline's infinitive ("PERSON to end his
-/// radio show": a name, "to" and a bare verb), or a modal verb.
+/// radio show": a name, "to" and a bare verb), a modal verb, a present perfect, a biography's
+/// "is president of", a name defined ("X is a …"), the reader addressed ("you", "we"), a web
+/// address, or a headline's opening (`opens_like_a_headline`).
 fn is_story(sentence: &str) -> bool {
     if let Some(at) = sentence.find(": ")
         && sentence[at + 2..].starts_with(|c: char| c.is_uppercase() || c == '\'' || c == '"')
@@ -549,10 +604,33 @@ fn is_story(sentence: &str) -> bool {
             || (matches!(w.as_str(), "talks" | "speaks") && after == Some("about"))
     });
     // "has only served", "has captured": the story's present perfect, which no picture shows.
-    let perfect = lower.windows(2).any(|pair| {
-        matches!(pair[0].as_str(), "has" | "have")
-            && (pair[1] == "been" || pair[1].ends_with("ed") || pair[1].ends_with("en"))
+    let participle = |w: &str| w == "been" || w.ends_with("ed") || w.ends_with("en");
+    let perfect = lower.windows(3).any(|w| {
+        matches!(w[0].as_str(), "has" | "have")
+            && (participle(&w[1]) || (w[1].ends_with("ly") && participle(&w[2])))
+    }) || lower
+        .windows(2)
+        .last()
+        .is_some_and(|w| matches!(w[0].as_str(), "has" | "have") && participle(&w[1]));
+    // "2020 Mitsubishi Triton Athlete is a sticker happy Strada": a name defined, not shown.
+    let definition = tokens.iter().position(|t| *t == "is").is_some_and(|at| {
+        at > 0
+            && tokens[..at]
+                .iter()
+                .all(|t| t.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit()))
+            && tokens.get(at + 1).is_some_and(|a| matches!(*a, "a" | "an"))
     });
+    // In lower case only: "US" is a country.
+    let addressed = words(sentence).any(|w| {
+        let w = w.replace('’', "'");
+        let lowered = w.to_lowercase();
+        (w == lowered || (w[1..] == lowered[1..] && w.len() > 1))
+            && PERSONAL.contains(&lowered.as_str())
+    });
+    // A web address or a file name is a page's text: "simply type www.msn.com".
+    let address = tokens
+        .iter()
+        .any(|t| t.contains("www.") || t.contains("://") || t.contains('_'));
     // "DONNA ABOOD is principal and managing director of …": a biography's line.
     let biography = lower.windows(4).any(|w| {
         matches!(w[0].as_str(), "is" | "was") && w[1..].iter().any(|x| ROLES.contains(&x.as_str()))
@@ -561,6 +639,10 @@ fn is_story(sentence: &str) -> bool {
         || reports_speech
         || perfect
         || biography
+        || definition
+        || addressed
+        || address
+        || opens_like_a_headline(&lower)
         || lower.iter().any(|w| MODALS.contains(&w.as_str()))
 }
 
