@@ -9,9 +9,11 @@
 //! count), and nothing when the text is a headline, a question, a call to action or names nothing
 //! one could see.
 
-use super::parse::is_color;
+use super::parse::{ChunkKind, Parse, Pos, is_color};
 use super::visible::is_visible;
+use super::words::{META, names_people};
 use super::words::{is_caption_verb, is_person_noun, singular};
+use crate::filter::entities::Entity;
 use crate::filter::pos::Tagger;
 
 /// Why a caption gets no questions: it describes no picture.
@@ -87,6 +89,61 @@ pub fn read(caption: &str) -> Reading {
         text: described,
         not_description,
     }
+}
+
+/// Whether the parsed description's subject is something one could see: a noun of its first
+/// noun phrase, or of a "with" or "of" phrase right after it ("logo for a coffee shop with a
+/// cup"), is a person (PERSON, a people noun, a demonym) or a visible thing — not only abstract
+/// nouns ("The real problem behind fake news"), a document's parts ("Source images and their
+/// maps"), a pronoun ("Others tweeted that …") or a name that is no person ("YouTube is testing
+/// …"); and the text does not open with a gerund ("Using the five modes to convert …"). A meta
+/// word ("a view from the top of the mountain") leaves the verdict to the words.
+pub fn subject_is_visible(p: &Parse) -> bool {
+    let mut k = 0;
+    while k < p.chunks.len() && p.chunks[k].kind != ChunkKind::Np {
+        let c = p.chunks[k];
+        // "Close up of a pizza" is a shot, "Using the five modes" an instruction.
+        if c.kind == ChunkKind::Verb && p.words[c.head].tag == "VBG" && c.start == 0 {
+            return false;
+        }
+        k += 1;
+    }
+    let Some(&c) = p.chunks.get(k) else {
+        return false;
+    };
+    let seen = |w: &super::parse::Word, i: usize| {
+        let noun = singular(&w.lower);
+        if w.entity == Some(Entity::Person) || matches!(w.text.as_str(), "PERSON" | "LOC") {
+            return true;
+        }
+        let proper =
+            matches!(w.tag, "NNP" | "NNPS") || (i > 0 && w.text.starts_with(char::is_uppercase));
+        if proper {
+            return names_people(&w.text);
+        }
+        w.pos == Pos::Noun
+            && !DOCUMENT.contains(&noun.as_str())
+            && (is_person_noun(&w.lower) || is_visible(&noun) || is_visible(&w.lower))
+    };
+    // "a close up of a donut", "logo for a coffee shop": what kind of picture it is.
+    if META.contains(&p.words[c.head].lower.as_str())
+        || matches!(
+            p.words[c.head].lower.as_str(),
+            "close" | "logo" | "icon" | "pattern"
+        )
+    {
+        return true;
+    }
+    let mut spans = vec![(c.start, c.end)];
+    if let Some(next) = p.chunks.get(k + 1)
+        && let ChunkKind::Pp { np } = next.kind
+        && matches!(p.words[next.start].lower.as_str(), "with" | "of")
+    {
+        spans.push((p.chunks[np].start, p.chunks[np].end));
+    }
+    spans
+        .into_iter()
+        .any(|(s, e)| (s..e).any(|i| seen(&p.words[i], i) || is_color(&p.words[i].lower)))
 }
 
 /// `text` without parenthesised or bracketed parts: credits ("(Photo by …)"), affiliations
@@ -433,7 +490,6 @@ fn names_an_interface(sentence: &str) -> bool {
             "example",
             "an example",
             "applying example",
-            "illustration of",
             "an overview of",
         ]
         .iter()
@@ -620,12 +676,11 @@ fn is_story(sentence: &str) -> bool {
                 .all(|t| t.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit()))
             && tokens.get(at + 1).is_some_and(|a| matches!(*a, "a" | "an"))
     });
-    // In lower case only: "US" is a country.
-    let addressed = words(sentence).any(|w| {
+    // In lower case or first: "US" is a country, "USA Thank You Tour" a name.
+    let addressed = words(sentence).enumerate().any(|(i, w)| {
         let w = w.replace('’', "'");
         let lowered = w.to_lowercase();
-        (w == lowered || (w[1..] == lowered[1..] && w.len() > 1))
-            && PERSONAL.contains(&lowered.as_str())
+        (w == lowered || i == 0) && PERSONAL.contains(&lowered.as_str())
     });
     // A web address or a file name is a page's text: "simply type www.msn.com".
     let address = tokens
@@ -953,7 +1008,7 @@ mod tests {
             ),
             (
                 "Hours after reveal, 2020 Mitsubishi Mirage, Mirage G4 get kitted out",
-                NotDescription::NothingVisible,
+                NotDescription::Headline,
             ),
             ("The “Print” dialog", NotDescription::Interface),
             ("Tool Options for the Clone tool", NotDescription::Interface),

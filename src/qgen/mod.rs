@@ -314,13 +314,20 @@ impl Generator {
         let readings: Vec<caption::Reading> = captions.iter().map(|c| caption::read(c)).collect();
         let skipped =
             |r: &caption::Reading| self.settings.descriptions_only && r.not_description.is_some();
-        let skip: Vec<bool> = readings.iter().map(skipped).collect();
+        let mut readings = readings;
         let texts: Vec<String> = readings.iter().map(|r| r.text.clone()).collect();
         let parsed: Vec<Parse> = texts
             .iter()
-            .zip(&skip)
-            .map(|(t, &skip)| parse(if skip { "" } else { t }))
+            .zip(&readings)
+            .map(|(t, r)| parse(if skipped(r) { "" } else { t }))
             .collect();
+        // The parse's verdict: a description's subject is something one could see.
+        for (r, p) in readings.iter_mut().zip(&parsed) {
+            if r.not_description.is_none() && !caption::subject_is_visible(p) {
+                r.not_description = Some(NotDescription::NothingVisible);
+            }
+        }
+        let skip: Vec<bool> = readings.iter().map(skipped).collect();
         let mut outcomes = vec![Outcome::default(); captions.len()];
         let mut items: Vec<Item> = Vec::new();
         for (i, (text, p)) in texts.iter().zip(&parsed).enumerate() {

@@ -5,7 +5,7 @@
 use crate::filter::pos::Tagger;
 
 /// Nouns that name people: a subject among them is asked about with "who".
-const PEOPLE: [&str; 91] = [
+const PEOPLE: [&str; 100] = [
     "man",
     "woman",
     "boy",
@@ -97,6 +97,15 @@ const PEOPLE: [&str; 91] = [
     "worshipper",
     "rescuer",
     "staff",
+    "chancellor",
+    "queen",
+    "king",
+    "prince",
+    "princess",
+    "pope",
+    "governor",
+    "mayor",
+    "judge",
 ];
 
 /// Kinds of things, after COCO's super-categories, widened with common caption nouns. A yes/no
