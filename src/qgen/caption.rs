@@ -72,15 +72,16 @@ pub fn read(caption: &str) -> Reading {
     let text = without_dateline(text);
     let sentence = first_sentence(text);
     let described = without_times(sentence);
+    let words = Words::of(&described);
     let not_description = if sentence.ends_with('?') {
         Some(NotDescription::Question)
     } else if sentence.contains('!') || is_call_to_action(sentence) {
         Some(NotDescription::CallToAction)
-    } else if is_title_case(&described) || is_story(&described) {
+    } else if is_title_case(&described) || is_story(&described, &words) {
         Some(NotDescription::Headline)
-    } else if names_an_interface(&described) {
+    } else if names_an_interface(&words) {
         Some(NotDescription::Interface)
-    } else if !names_something_visible(&described) {
+    } else if !names_something_visible(&words) {
         Some(NotDescription::NothingVisible)
     } else {
         None
@@ -376,31 +377,56 @@ fn is_verb(word: &str) -> bool {
         || (word.ends_with('s') && is_caption_verb(&singular(word)))
 }
 
-/// The words of `sentence`: runs of letters, digits, hyphens and apostrophes ("computer—a" is two).
-fn words(sentence: &str) -> impl Iterator<Item = &str> {
-    sentence
-        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\'' || c == '’'))
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
-        .filter(|w| !w.is_empty())
+/// A sentence's words — runs of letters, digits, hyphens and apostrophes ("computer—a" is two) —
+/// as written and in lower case (with ’ as '), split once for every check of the gate.
+struct Words<'a> {
+    written: Vec<&'a str>,
+    lower: Vec<String>,
+}
+
+impl<'a> Words<'a> {
+    fn of(sentence: &'a str) -> Self {
+        let written: Vec<&str> = sentence
+            .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\'' || c == '’'))
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let lower = written
+            .iter()
+            .map(|w| {
+                let w = w.to_lowercase();
+                if w.contains('’') {
+                    w.replace('’', "'")
+                } else {
+                    w
+                }
+            })
+            .collect();
+        Self { written, lower }
+    }
 }
 
 /// Whether `sentence` names a person, a visible thing or a colour in lower case (or as its first
 /// word): capitalised words inside a sentence are names ("Triton Athlete" is a car).
-fn names_something_visible(sentence: &str) -> bool {
-    words(sentence).enumerate().any(|(i, word)| {
-        if word == "PERSON" {
-            return true;
-        }
-        if i > 0 && word.starts_with(char::is_uppercase) {
-            return false;
-        }
-        let lower = word.to_lowercase();
-        let noun = singular(&lower);
-        if DOCUMENT.contains(&noun.as_str()) {
-            return false;
-        }
-        is_person_noun(&lower) || is_visible(&lower) || is_visible(&noun) || is_color(&lower)
-    })
+fn names_something_visible(words: &Words) -> bool {
+    words
+        .written
+        .iter()
+        .zip(&words.lower)
+        .enumerate()
+        .any(|(i, (word, lower))| {
+            if *word == "PERSON" {
+                return true;
+            }
+            if i > 0 && word.starts_with(char::is_uppercase) {
+                return false;
+            }
+            let noun = singular(lower);
+            if DOCUMENT.contains(&noun.as_str()) {
+                return false;
+            }
+            is_visible(lower) || is_visible(&noun) || is_color(lower)
+        })
 }
 
 /// Nouns WordNet counts as physical that the alt texts of screenshots and documents use for
@@ -482,26 +508,33 @@ const INTERFACE_PHRASES: [&str; 7] = [
 /// Whether `sentence` names a software interface: one of [`INTERFACE`] or
 /// [`INTERFACE_PHRASES`], a named filter or effect ("the “Fog” filter", "the Sinus filter"), or a
 /// manual's "Example for …".
-fn names_an_interface(sentence: &str) -> bool {
-    let lower = sentence.to_lowercase();
-    if INTERFACE_PHRASES.iter().any(|p| lower.contains(p))
-        || words(&lower).any(|w| INTERFACE.contains(&w))
+fn names_an_interface(words: &Words) -> bool {
+    let lower = &words.lower;
+    let has = |phrase: &str| {
+        let phrase: Vec<&str> = phrase.split(' ').collect();
+        lower
+            .windows(phrase.len())
+            .any(|w| w.iter().zip(&phrase).all(|(a, b)| a == b))
+    };
+    let opens = |phrase: &[&str]| {
+        lower.len() >= phrase.len() && lower.iter().zip(phrase).all(|(w, p)| w == p)
+    };
+    INTERFACE_PHRASES.iter().any(|p| has(p))
+        || lower.iter().any(|w| INTERFACE.contains(&w.as_str()))
         || [
-            "example",
-            "an example",
-            "applying example",
-            "an overview of",
+            &["example"][..],
+            &["an", "example"],
+            &["applying", "example"],
+            &["an", "overview", "of"],
         ]
         .iter()
-        .any(|p| lower.starts_with(p))
-    {
-        return true;
-    }
-    let tokens: Vec<&str> = sentence.split_whitespace().collect();
-    tokens.windows(2).any(|pair| {
-        matches!(core(pair[1]).as_str(), "filter" | "effect" | "plug-in")
-            && (pair[0].ends_with(['”', '"']) || pair[0].starts_with(char::is_uppercase))
-    })
+        .any(|p| opens(p))
+        // "the “Fog” filter", "the Sinus filter": a named effect of a program. (The quotes are
+        // not words: a capital before it is the name's.)
+        || (1..lower.len()).any(|i| {
+            matches!(lower[i].as_str(), "filter" | "effect" | "plug-in")
+                && words.written[i - 1].starts_with(char::is_uppercase)
+        })
 }
 
 /// Modal verbs: a picture shows what is, not what could be.
@@ -606,7 +639,7 @@ fn opens_like_a_headline(lower: &[String]) -> bool {
 /// radio show": a name, "to" and a bare verb), a modal verb, a present perfect, a biography's
 /// "is president of", a name defined ("X is a …"), the reader addressed ("you", "we"), a web
 /// address, or a headline's opening (`opens_like_a_headline`).
-fn is_story(sentence: &str) -> bool {
+fn is_story(sentence: &str, words: &Words) -> bool {
     if let Some(at) = sentence.find(": ")
         && sentence[at + 2..].starts_with(|c: char| c.is_uppercase() || c == '\'' || c == '"')
     {
@@ -651,7 +684,7 @@ fn is_story(sentence: &str) -> bool {
                         )
                 })
         });
-    let lower: Vec<String> = words(sentence).map(str::to_lowercase).collect();
+    let lower = &words.lower;
     // "talks about", "opens up"; "says" unless the picture's own text ("a sign that says").
     let reports_speech = lower.iter().enumerate().any(|(i, w)| {
         let after = lower.get(i + 1).map(String::as_str);
@@ -677,11 +710,14 @@ fn is_story(sentence: &str) -> bool {
             && tokens.get(at + 1).is_some_and(|a| matches!(*a, "a" | "an"))
     });
     // In lower case or first: "US" is a country, "USA Thank You Tour" a name.
-    let addressed = words(sentence).enumerate().any(|(i, w)| {
-        let w = w.replace('’', "'");
-        let lowered = w.to_lowercase();
-        (w == lowered || i == 0) && PERSONAL.contains(&lowered.as_str())
-    });
+    let addressed = words
+        .written
+        .iter()
+        .zip(lower)
+        .enumerate()
+        .any(|(i, (w, lowered))| {
+            (i == 0 || !w.starts_with(char::is_uppercase)) && PERSONAL.contains(&lowered.as_str())
+        });
     // A web address or a file name is a page's text: "simply type www.msn.com".
     let address = tokens
         .iter()
@@ -697,7 +733,7 @@ fn is_story(sentence: &str) -> bool {
         || definition
         || addressed
         || address
-        || opens_like_a_headline(&lower)
+        || opens_like_a_headline(lower)
         || lower.iter().any(|w| MODALS.contains(&w.as_str()))
 }
 
@@ -769,35 +805,35 @@ pub fn is_year(word: &str) -> bool {
 }
 
 /// A clock time: "3", "10:30" before "a.m.", "pm".
-fn is_clock(tokens: &[&str], i: usize) -> usize {
-    let w = core(tokens[i]);
+fn is_clock(cores: &[String], i: usize) -> usize {
+    let w = &cores[i];
     let number = w
         .split(':')
         .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
     if !number {
         return 0;
     }
-    match tokens.get(i + 1).map(|t| core(t)) {
+    match cores.get(i + 1) {
         Some(ref n) if matches!(n.as_str(), "am" | "pm" | "a.m" | "p.m" | "a" | "p") => 2,
         _ => 0,
     }
 }
 
 /// The number of tokens of the date or time starting at `i` (0 when none does).
-fn time_len(tokens: &[&str], i: usize) -> usize {
-    let word = |k: usize| tokens.get(k).map(|t| core(t)).unwrap_or_default();
+fn time_len(tokens: &[&str], cores: &[String], i: usize) -> usize {
+    let word = |k: usize| cores.get(k).map_or("", String::as_str);
     // A comma inside a date ("Tuesday, November 26") continues it; one after its last token ends it.
     let continues = |k: usize| !tokens[k].ends_with(['.', ';', ':', '!', '?']);
     let w = word(i);
-    if TIME_ADVERBS.contains(&w.as_str()) {
+    if TIME_ADVERBS.contains(&w) {
         return 1;
     }
-    let clock = is_clock(tokens, i);
+    let clock = is_clock(cores, i);
     if clock > 0 {
         return clock;
     }
     let mut k = i;
-    if WEEKDAYS.contains(&w.as_str()) {
+    if WEEKDAYS.contains(&w) {
         k += 1;
         if !continues(i) {
             return 1;
@@ -807,21 +843,21 @@ fn time_len(tokens: &[&str], i: usize) -> usize {
     let month = word(k);
     let after = word(k + 1);
     // "26 November 2024"
-    if k == i && is_day(&month) && is_month(&after) && !tokens[k].ends_with(',') {
+    if k == i && is_day(month) && is_month(after) && !tokens[k].ends_with(',') {
         k += 2;
-        if continues(k - 1) && is_year(&word(k)) {
+        if continues(k - 1) && is_year(word(k)) {
             k += 1;
         }
         return k - i;
     }
-    if is_month(&month) && (k == i || continues(k - 1)) {
-        let ambiguous = matches!(month.as_str(), "may" | "march");
-        if is_day(&after) && continues(k) {
+    if is_month(month) && (k == i || continues(k - 1)) {
+        let ambiguous = matches!(month, "may" | "march");
+        if is_day(after) && continues(k) {
             k += 2;
-            if continues(k - 1) && is_year(&word(k)) {
+            if continues(k - 1) && is_year(word(k)) {
                 k += 1;
             }
-        } else if is_year(&after) && continues(k) {
+        } else if is_year(after) && continues(k) {
             k += 2;
         } else if !ambiguous && k > i {
             // "Tuesday, November" is odd but a date; a bare month needs a preposition before it.
@@ -838,11 +874,12 @@ fn time_len(tokens: &[&str], i: usize) -> usize {
 /// `token` without the full stops of an abbreviation in capitals ("U.S." → "US", "D.C.," →
 /// "DC,"), so that it reads as one word.
 fn without_initial_stops(token: &str) -> Option<String> {
+    if token.matches('.').count() < 2 {
+        return None;
+    }
     let letters: String = token.chars().filter(|c| *c != '.').collect();
     let core = letters.trim_end_matches([',', ';', ':']);
-    let dotted = token.matches('.').count() >= 2
-        && core.len() >= 2
-        && core.chars().all(|c| c.is_ascii_uppercase());
+    let dotted = core.len() >= 2 && core.chars().all(|c| c.is_ascii_uppercase());
     dotted.then_some(letters)
 }
 
@@ -866,21 +903,22 @@ fn without_title_stop(token: &str) -> String {
 /// year before a noun names a model ("2020 Mitsubishi Mirage").
 fn without_times(sentence: &str) -> String {
     let tokens: Vec<&str> = sentence.split_whitespace().collect();
+    let cores: Vec<String> = tokens.iter().map(|t| core(t)).collect();
     let mut kept: Vec<String> = Vec::with_capacity(tokens.len());
     let mut i = 0;
     while i < tokens.len() {
-        let w = core(tokens[i]);
-        let preposition = TIME_PREPOSITIONS.contains(&w.as_str()) && !tokens[i].ends_with(',');
+        let w = cores[i].as_str();
+        let preposition = TIME_PREPOSITIONS.contains(&w) && !tokens[i].ends_with(',');
         let start = i + usize::from(preposition);
         let mut n = if start < tokens.len() {
-            time_len(&tokens, start)
+            time_len(&tokens, &cores, start)
         } else {
             0
         };
         // A month alone needs its preposition ("in November"); a year alone too ("in 2020").
         if n == 0 && preposition && start < tokens.len() {
-            let next = core(tokens[start]);
-            if is_year(&next) || (is_month(&next) && !matches!(next.as_str(), "may" | "march")) {
+            let next = cores[start].as_str();
+            if is_year(next) || (is_month(next) && !matches!(next, "may" | "march")) {
                 n = 1;
             }
         }
@@ -896,7 +934,7 @@ fn without_times(sentence: &str) -> String {
         // 25." → "Texas."; a comma only when the text before had one.
         let last = tokens[end - 1];
         // "a.m." ends in its own full stop, not the sentence's.
-        let abbreviated = core(last).contains('.');
+        let abbreviated = cores[end - 1].contains('.');
         let closing: String = last
             .chars()
             .rev()

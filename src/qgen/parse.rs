@@ -132,6 +132,9 @@ pub struct Parse {
     /// The chunks, in order, covering every word once. A prepositional phrase's noun phrase is
     /// listed right after it (and inside it).
     pub chunks: Vec<Chunk>,
+    /// The words' matching keys (numbers as digits, nouns singular, verbs by lemma), made once by
+    /// the lexical reader for all of a caption's questions.
+    pub(crate) keys: std::cell::OnceCell<Vec<String>>,
 }
 
 /// Nouns that measure or hold what follows "of": "a cup of coffee" is one noun phrase.
@@ -167,13 +170,12 @@ const NUMBER_WORDS: [(&str, u32); 20] = [
 
 /// A number word or numeral as digits ("two" → "2"), if it is one.
 pub fn as_digits(word: &str) -> Option<String> {
-    let lower = word.to_ascii_lowercase();
-    if !lower.is_empty() && lower.bytes().all(|b| b.is_ascii_digit()) {
-        return Some(lower);
+    if !word.is_empty() && word.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(word.to_string());
     }
     NUMBER_WORDS
         .iter()
-        .find(|(w, _)| *w == lower)
+        .find(|(w, _)| w.eq_ignore_ascii_case(word))
         .map(|(_, n)| n.to_string())
 }
 
@@ -387,13 +389,37 @@ pub fn parse(caption: &str) -> Parse {
     }
     verbs_read_as_nouns(&mut words);
     let chunks = chunk(&words);
-    Parse { words, chunks }
+    Parse {
+        words,
+        chunks,
+        keys: std::cell::OnceCell::new(),
+    }
 }
 
 /// Sets word `i`'s tag (and its coarse part of speech).
 fn set_tag(w: &mut Word, tag: &'static str) {
     w.tag = tag;
     w.pos = coarse(tag);
+}
+
+/// Whether the lexicon knows a past tense of `lemma` ("spray" → "sprayed", "slice" → "sliced"):
+/// the word is a verb too, whatever its most frequent tag.
+fn has_past_tense(lemma: &str) -> bool {
+    let tagger = Tagger::english();
+    let past = if lemma.ends_with('e') {
+        format!("{lemma}d")
+    } else {
+        format!("{lemma}ed")
+    };
+    tagger
+        .lookup(&past)
+        .is_some_and(|t| matches!(tagger.name(t), "VBD" | "VBN"))
+}
+
+/// Whether a lower-case lemma can be a caption's verb: one of [`is_caption_verb`]'s, or a word
+/// with a past tense.
+fn can_be_verb(lemma: &str) -> bool {
+    is_caption_verb(lemma) || has_past_tense(lemma)
 }
 
 /// Whether word `i` can act: a person or an animal, by noun or name.
@@ -464,9 +490,11 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
     // ("PERSON answers questions").
     let mut head = first;
     while let Some(next) = words.get(head + 1).filter(|w| w.pos == Pos::Noun) {
-        let verb_next = next.tag == "NNS"
-            && !words[head].is_plural()
-            && is_caption_verb(&singular(&next.lower));
+        let verb_next = match next.tag {
+            "NNS" => !words[head].is_plural() && can_be_verb(&singular(&next.lower)),
+            "NN" => words[head].is_plural() && can_be_verb(&next.lower),
+            _ => false,
+        };
         if is_agent(&words[head]) && verb_next {
             break;
         }
@@ -490,8 +518,10 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
             matches!(n.pos, Pos::Adp | Pos::Det | Pos::Adv | Pos::Pron | Pos::Num)
                 || n.tag == "NNS"
                 || n.lower == "."
+                // "Firefighters spray water": any object after a word known as a verb.
+                || (n.pos == Pos::Noun && has_past_tense(&lemma))
         });
-        if words[i - 1].pos == Pos::Noun && follows && is_caption_verb(&lemma) {
+        if words[i - 1].pos == Pos::Noun && follows && can_be_verb(&lemma) {
             set_tag(&mut words[i], form);
             return;
         }

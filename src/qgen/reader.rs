@@ -105,7 +105,9 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
         .map(|w| key(w))
         .collect();
     let words = &caption.words;
-    let caption_keys: Vec<String> = words.iter().map(|w| key(&w.lower)).collect();
+    let caption_keys = caption
+        .keys
+        .get_or_init(|| words.iter().map(|w| key(&w.lower)).collect());
     if matches!(first, "is" | "are" | "was" | "were" | "does" | "do" | "did") {
         let all = content.iter().all(|c| caption_keys.contains(c));
         return Some(if all { "yes" } else { "no" }.to_string());

@@ -242,10 +242,14 @@ impl<'a> Clause<'a> {
             from += 1;
         }
         let rest = self.words(from, end);
+        // "Gov PERSON", "Associate Justice PERSON": a title before a name takes no article.
         let proper = w[start].entity.is_some()
             || w[start].tag == "PRP$"
             || w[start].pos == Pos::Pron
-            || matches!(w[start].tag, "NNP" | "NNPS");
+            || matches!(w[start].tag, "NNP" | "NNPS")
+            || w[start..end]
+                .iter()
+                .any(|x| x.entity == Some(Entity::Person));
         if proper { rest } else { format!("the {rest}") }
     }
 

@@ -9,7 +9,7 @@
 //! member of it ("dog" for "animal"). The lists are ours, after COCO's 80 categories and their
 //! super-categories, widened with the nouns of news and web photos.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use foldhash::fast::RandomState;
@@ -421,22 +421,48 @@ const SCENES: [&str; 59] = [
     "tape",
 ];
 
-fn kind_of(noun: &str) -> Option<&'static [&'static str]> {
-    KINDS.iter().copied().find(|k| k.contains(&noun))
+/// The word lists as hash tables: a caption's every word is looked up, and a borrowed zero count
+/// is checked against every noun of its caption.
+struct Index {
+    kind: HashMap<&'static str, usize, RandomState>,
+    synonyms: HashMap<&'static str, usize, RandomState>,
+    scenes: HashSet<&'static str, RandomState>,
+}
+
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| Index {
+        kind: KINDS
+            .iter()
+            .enumerate()
+            .flat_map(|(k, words)| words.iter().map(move |w| (*w, k)))
+            .collect(),
+        synonyms: SYNONYMS
+            .iter()
+            .enumerate()
+            .flat_map(|(k, words)| words.iter().map(move |w| (*w, k)))
+            .collect(),
+        scenes: SCENES.iter().copied().collect(),
+    })
+}
+
+/// The kind (index into [`KINDS`]) of a singular lower-case noun.
+fn kind_of(noun: &str) -> Option<usize> {
+    index().kind.get(noun).copied()
 }
 
 /// Whether a singular lower-case noun names an animal.
 pub fn is_animal(noun: &str) -> bool {
-    KINDS[0].contains(&noun)
+    kind_of(noun) == Some(0)
 }
 
 /// Whether a singular lower-case noun names something a photograph could show: a thing of
 /// [`KINDS`], a scene, a person, or a noun whose most frequent sense in WordNet is a physical thing.
 pub fn is_visible(noun: &str) -> bool {
     kind_of(noun).is_some()
-        || SCENES.contains(&noun)
-        || is_person_noun(noun)
+        || index().scenes.contains(noun)
         || concrete_nouns().contains(noun)
+        || is_person_noun(noun)
 }
 
 /// Whether "how many" may ask about the singular lower-case noun `noun`: a countable visible
@@ -451,15 +477,15 @@ pub fn overlaps(counted: &str, named: &str) -> bool {
     if counted == named {
         return true;
     }
-    if SYNONYMS
-        .iter()
-        .any(|s| s.contains(&counted) && s.contains(&named))
+    let index = index();
+    if let (Some(a), Some(b)) = (index.synonyms.get(counted), index.synonyms.get(named))
+        && a == b
     {
         return true;
     }
     match (kind_of(counted), kind_of(named)) {
         // "how many animals" of a dog, "how many dogs" of an animal.
-        (Some(a), Some(b)) if a == b => a[0] == counted || b[0] == named,
+        (Some(a), Some(b)) if a == b => KINDS[a][0] == counted || KINDS[b][0] == named,
         _ => false,
     }
 }
@@ -483,10 +509,12 @@ mod tests {
         assert!(overlaps("dog", "puppy") && overlaps("animal", "dog") && overlaps("dog", "animal"));
         assert!(overlaps("plane", "airplane") && overlaps("car", "car"));
         assert!(!overlaps("dog", "cat") && !overlaps("car", "bus"));
-        // Every word is in one kind only, so a kind's name is unambiguous.
-        let mut seen = std::collections::HashSet::new();
-        for word in KINDS.iter().flat_map(|k| k.iter()) {
-            assert!(seen.insert(*word), "{word} is in two kinds");
+        // Every word is in one kind and one synonym group only, so a kind's name is unambiguous.
+        for table in [&KINDS[..], &SYNONYMS[..]] {
+            let mut seen = std::collections::HashSet::new();
+            for word in table.iter().flat_map(|k| k.iter()) {
+                assert!(seen.insert(*word), "{word} is in two lists");
+            }
         }
     }
 }

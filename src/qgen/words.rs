@@ -2,10 +2,14 @@
 //! (to match "dogs" with "dog"), plurals, people nouns, and kinds of things whose members can be
 //! swapped for an honest "no".
 
+use std::collections::HashSet;
+
+use foldhash::fast::RandomState;
+
 use crate::filter::pos::Tagger;
 
 /// Nouns that name people: a subject among them is asked about with "who".
-const PEOPLE: [&str; 100] = [
+const PEOPLE: [&str; 108] = [
     "man",
     "woman",
     "boy",
@@ -106,6 +110,14 @@ const PEOPLE: [&str; 100] = [
     "governor",
     "mayor",
     "judge",
+    "commuter",
+    "reporter",
+    "hiker",
+    "swimmer",
+    "runner",
+    "driver",
+    "pilot",
+    "vendor",
 ];
 
 /// Kinds of things, after COCO's super-categories, widened with common caption nouns. A yes/no
@@ -527,10 +539,20 @@ pub fn names_people(word: &str) -> bool {
         || (word.starts_with(char::is_uppercase) && word.ends_with("ans") && word.len() > 5)
 }
 
-/// Whether a lower-case noun names people.
+/// Whether a lower-case noun names people: one of [`PEOPLE`], or a "-man"/"-woman" compound
+/// ("fisherman", "policewomen").
 pub fn is_person_noun(noun: &str) -> bool {
+    static SET: std::sync::OnceLock<HashSet<&'static str, RandomState>> =
+        std::sync::OnceLock::new();
+    let people = SET.get_or_init(|| PEOPLE.iter().copied().collect());
+    if people.contains(noun) {
+        return true;
+    }
     let s = singular(noun);
-    PEOPLE.contains(&s.as_str())
+    people.contains(s.as_str())
+        || (s.len() > 5
+            && (s.ends_with("man") || s.ends_with("woman"))
+            && Tagger::english().lookup(&s).is_some())
 }
 
 /// The kind (index into the kinds table) of a lower-case singular noun.
