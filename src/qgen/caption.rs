@@ -814,7 +814,7 @@ fn is_clock(cores: &[String], i: usize) -> usize {
         return 0;
     }
     match cores.get(i + 1) {
-        Some(ref n) if matches!(n.as_str(), "am" | "pm" | "a.m" | "p.m" | "a" | "p") => 2,
+        Some(n) if matches!(n.as_str(), "am" | "pm" | "a.m" | "p.m" | "a" | "p") => 2,
         _ => 0,
     }
 }
