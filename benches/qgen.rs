@@ -1,7 +1,7 @@
 //! Question generation, on one core:
 //! - `rules`: the whole rule-based path per caption (reading the caption, parse, candidates,
 //!   questions, lexical round trip, zero-count reservoir) over the 120 captions of
-//!   examples/qgen/captions.txt, in captions per second; and over the 37 alt texts of
+//!   examples/qgen/captions.txt, in captions per second; and over the 38 alt texts of
 //!   examples/qgen/web_style.txt (wire captions with datelines and credits, headlines, calls to
 //!   action), most of which the gate reads as no description.
 //!

@@ -9,6 +9,12 @@
 //! count), and nothing when the text is a headline, a question, a call to action or names nothing
 //! one could see.
 
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use foldhash::fast::RandomState;
+
 use super::parse::{ChunkKind, Parse, Pos, is_color};
 use super::visible::is_visible;
 use super::words::{META, names_people};
@@ -194,9 +200,26 @@ fn without_credit(text: &str) -> &str {
         }
     }
     // ASCII lower case keeps every byte offset, so positions in `lower` are positions in `text`.
+    // A marker is searched for only when its telltale is there (most captions have none).
     let lower = text.to_ascii_lowercase();
+    let (colon, bar, photo) = (
+        lower.contains(':'),
+        lower.contains('|'),
+        lower.contains("photo"),
+    );
     let cut = CREDIT_MARKERS
         .iter()
+        .filter(|m| {
+            if m.ends_with(':') {
+                colon
+            } else if m.starts_with("photo") {
+                photo
+            } else if **m == " | " {
+                bar
+            } else {
+                true
+            }
+        })
         .filter_map(|m| lower.find(m))
         .filter(|&at| at > 0)
         .min()
@@ -218,12 +241,16 @@ fn without_dateline(text: &str) -> &str {
             break;
         }
     }
-    let lower = text.to_ascii_lowercase();
-    if lower.starts_with("in this ")
-        && let Some(photo) = lower[..lower.len().min(100)].find("photo")
-        && let Some(comma) = lower[photo..].find(", ")
+    if text
+        .get(..8)
+        .is_some_and(|head| head.eq_ignore_ascii_case("in this "))
     {
-        text = &text[photo + comma + 2..];
+        let lower = text.to_ascii_lowercase();
+        if let Some(photo) = lower[..lower.len().min(100)].find("photo")
+            && let Some(comma) = lower[photo..].find(", ")
+        {
+            text = &text[photo + comma + 2..];
+        }
     }
     text
 }
@@ -653,7 +680,7 @@ fn is_story(sentence: &str, words: &Words) -> bool {
     };
     for (i, token) in tokens.iter().enumerate() {
         if opens(token) && !closes(token) {
-            let introduced = i > 0 && QUOTING.contains(&core(tokens[i - 1]).as_str());
+            let introduced = i > 0 && QUOTING.contains(&&*core(tokens[i - 1]));
             let end = tokens[i + 1..]
                 .iter()
                 .position(|t| closes(t))
@@ -678,10 +705,7 @@ fn is_story(sentence: &str, words: &Words) -> bool {
                     .all(|t| t.starts_with(char::is_uppercase))
                 && tokens.get(at + 1).is_some_and(|v| {
                     v.starts_with(|c: char| c.is_lowercase() || c == '\'')
-                        && !matches!(
-                            core(v).as_str(),
-                            "the" | "a" | "an" | "his" | "her" | "their"
-                        )
+                        && !matches!(&*core(v), "the" | "a" | "an" | "his" | "her" | "their")
                 })
         });
     let lower = &words.lower;
@@ -719,9 +743,9 @@ fn is_story(sentence: &str, words: &Words) -> bool {
             (i == 0 || !w.starts_with(char::is_uppercase)) && PERSONAL.contains(&lowered.as_str())
         });
     // A web address or a file name is a page's text: "simply type www.msn.com".
-    let address = tokens
-        .iter()
-        .any(|t| t.contains("www.") || t.contains("://") || t.contains('_'));
+    let address = tokens.iter().any(|t| {
+        t.contains('_') || (t.contains(['.', ':']) && (t.contains("www.") || t.contains("://")))
+    });
     // "DONNA ABOOD is principal and managing director of …": a biography's line.
     let biography = lower.windows(4).any(|w| {
         matches!(w[0].as_str(), "is" | "was") && w[1..].iter().any(|x| ROLES.contains(&x.as_str()))
@@ -781,10 +805,31 @@ const TIME_PREPOSITIONS: [&str; 7] = ["on", "in", "during", "since", "until", "a
 /// Words that are times on their own.
 const TIME_ADVERBS: [&str; 4] = ["today", "yesterday", "tonight", "tomorrow"];
 
-fn core(token: &str) -> String {
-    token
-        .trim_matches(|c: char| !c.is_alphanumeric())
-        .to_lowercase()
+/// A token without the punctuation around it, in lower case (borrowed when it already is).
+fn core(token: &str) -> Cow<'_, str> {
+    let trimmed = token.trim_matches(|c: char| !c.is_alphanumeric());
+    if trimmed.chars().any(char::is_uppercase) {
+        Cow::Owned(trimmed.to_lowercase())
+    } else {
+        Cow::Borrowed(trimmed)
+    }
+}
+
+/// Whether a date or time can start at a word (its core): a number, or a month, weekday or time
+/// adverb. One hash lookup spares most words the date grammar.
+fn may_start_time(word: &str) -> bool {
+    static WORDS: OnceLock<HashSet<&'static str, RandomState>> = OnceLock::new();
+    word.starts_with(|c: char| c.is_ascii_digit())
+        || WORDS
+            .get_or_init(|| {
+                MONTHS
+                    .iter()
+                    .chain(&WEEKDAYS)
+                    .chain(&TIME_ADVERBS)
+                    .copied()
+                    .collect()
+            })
+            .contains(word)
 }
 
 fn is_month(word: &str) -> bool {
@@ -805,7 +850,7 @@ pub fn is_year(word: &str) -> bool {
 }
 
 /// A clock time: "3", "10:30" before "a.m.", "pm".
-fn is_clock(cores: &[String], i: usize) -> usize {
+fn is_clock(cores: &[Cow<str>], i: usize) -> usize {
     let w = &cores[i];
     let number = w
         .split(':')
@@ -814,14 +859,14 @@ fn is_clock(cores: &[String], i: usize) -> usize {
         return 0;
     }
     match cores.get(i + 1) {
-        Some(n) if matches!(n.as_str(), "am" | "pm" | "a.m" | "p.m" | "a" | "p") => 2,
+        Some(n) if matches!(&**n, "am" | "pm" | "a.m" | "p.m" | "a" | "p") => 2,
         _ => 0,
     }
 }
 
 /// The number of tokens of the date or time starting at `i` (0 when none does).
-fn time_len(tokens: &[&str], cores: &[String], i: usize) -> usize {
-    let word = |k: usize| cores.get(k).map_or("", String::as_str);
+fn time_len(tokens: &[&str], cores: &[Cow<str>], i: usize) -> usize {
+    let word = |k: usize| cores.get(k).map_or("", |c| &**c);
     // A comma inside a date ("Tuesday, November 26") continues it; one after its last token ends it.
     let continues = |k: usize| !tokens[k].ends_with(['.', ';', ':', '!', '?']);
     let w = word(i);
@@ -890,10 +935,10 @@ const TITLES: [&str; 18] = [
 ];
 
 /// `token` without the full stop of a title ("Gov." → "Gov").
-fn without_title_stop(token: &str) -> String {
+fn without_title_stop(token: &str) -> &str {
     match token.strip_suffix('.') {
-        Some(stem) if TITLES.contains(&stem.to_ascii_lowercase().as_str()) => stem.to_string(),
-        _ => token.to_string(),
+        Some(stem) if TITLES.iter().any(|t| t.eq_ignore_ascii_case(stem)) => stem,
+        _ => token,
     }
 }
 
@@ -903,54 +948,55 @@ fn without_title_stop(token: &str) -> String {
 /// year before a noun names a model ("2020 Mitsubishi Mirage").
 fn without_times(sentence: &str) -> String {
     let tokens: Vec<&str> = sentence.split_whitespace().collect();
-    let cores: Vec<String> = tokens.iter().map(|t| core(t)).collect();
-    let mut kept: Vec<String> = Vec::with_capacity(tokens.len());
+    let cores: Vec<Cow<str>> = tokens.iter().map(|t| core(t)).collect();
+    let mut out = String::with_capacity(sentence.len());
     let mut i = 0;
     while i < tokens.len() {
-        let w = cores[i].as_str();
+        let w = &*cores[i];
         let preposition = TIME_PREPOSITIONS.contains(&w) && !tokens[i].ends_with(',');
         let start = i + usize::from(preposition);
-        let mut n = if start < tokens.len() {
+        let mut n = if start < tokens.len() && may_start_time(&cores[start]) {
             time_len(&tokens, &cores, start)
         } else {
             0
         };
         // A month alone needs its preposition ("in November"); a year alone too ("in 2020").
         if n == 0 && preposition && start < tokens.len() {
-            let next = cores[start].as_str();
+            let next = &*cores[start];
             if is_year(next) || (is_month(next) && !matches!(next, "may" | "march")) {
                 n = 1;
             }
         }
         if n == 0 {
-            kept.push(
-                without_initial_stops(tokens[i]).unwrap_or_else(|| without_title_stop(tokens[i])),
-            );
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            match without_initial_stops(tokens[i]) {
+                Some(word) => out.push_str(&word),
+                None => out.push_str(without_title_stop(tokens[i])),
+            }
             i += 1;
             continue;
         }
         let end = start + n;
         // The removed span's closing punctuation stays with the sentence: "Texas, on November
-        // 25." → "Texas."; a comma only when the text before had one.
-        let last = tokens[end - 1];
-        // "a.m." ends in its own full stop, not the sentence's.
+        // 25." → "Texas."; a comma only when the text before had one. "a.m." ends in its own full
+        // stop, not the sentence's.
         let abbreviated = cores[end - 1].contains('.');
-        let closing: String = last
-            .chars()
-            .rev()
-            .take_while(|c| matches!(c, '.' | '!' | '?' | ';' | ':') && !abbreviated)
-            .collect();
-        if let Some(previous) = kept.last_mut()
-            && !closing.is_empty()
-        {
-            while previous.ends_with(',') {
-                previous.pop();
+        let closing = if abbreviated {
+            ""
+        } else {
+            let last = tokens[end - 1];
+            &last[last.trim_end_matches(['.', '!', '?', ';', ':']).len()..]
+        };
+        if !out.is_empty() && !closing.is_empty() {
+            while out.ends_with(',') {
+                out.pop();
             }
-            previous.push_str(&closing.chars().rev().collect::<String>());
+            out.push_str(closing);
         }
         i = end;
     }
-    let mut out = kept.join(" ");
     while out.ends_with(',') {
         out.pop();
     }

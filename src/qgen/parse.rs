@@ -518,8 +518,9 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
             matches!(n.pos, Pos::Adp | Pos::Det | Pos::Adv | Pos::Pron | Pos::Num)
                 || n.tag == "NNS"
                 || n.lower == "."
-                // "Firefighters spray water": any object after a word known as a verb.
-                || (n.pos == Pos::Noun && has_past_tense(&lemma))
+                // "Firefighters spray water": a noun object after a caption verb (not after any
+                // word with a past tense: "people in combat gear stand" has "geared").
+                || (n.pos == Pos::Noun && is_caption_verb(&lemma))
         });
         if words[i - 1].pos == Pos::Noun && follows && can_be_verb(&lemma) {
             set_tag(&mut words[i], form);

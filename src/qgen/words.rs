@@ -426,7 +426,7 @@ pub fn is_aimed_at(noun: &str) -> bool {
 
 /// Verbs of what people and animals do in photographs, as lemmas: a word among them that the
 /// lexicon tags as a noun may be a caption's verb ("a pedestrian walks through snow").
-const CAPTION_VERBS: [&str; 98] = [
+const CAPTION_VERBS: [&str; 100] = [
     "walk",
     "stand",
     "sit",
@@ -525,6 +525,8 @@ const CAPTION_VERBS: [&str; 98] = [
     "vote",
     "testify",
     "applaud",
+    "spray",
+    "slice",
 ];
 
 /// Whether a lower-case lemma is a verb of [`CAPTION_VERBS`].
