@@ -845,7 +845,7 @@ fn is_day(word: &str) -> bool {
 }
 
 /// A year: four digits from 1800 to 2099.
-pub fn is_year(word: &str) -> bool {
+fn is_year(word: &str) -> bool {
     word.len() == 4 && word.parse::<u32>().is_ok_and(|y| (1800..2100).contains(&y))
 }
 

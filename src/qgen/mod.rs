@@ -311,10 +311,10 @@ impl Generator {
     /// sentence without credits and dates); one that describes no picture gets none. The captions'
     /// prompts go through the models together (in batches of `qgen.batch_size`).
     pub fn generate_batch(&mut self, captions: &[String]) -> Result<Vec<Outcome>, QgenError> {
-        let readings: Vec<caption::Reading> = captions.iter().map(|c| caption::read(c)).collect();
+        let mut readings: Vec<caption::Reading> =
+            captions.iter().map(|c| caption::read(c)).collect();
         let skipped =
             |r: &caption::Reading| self.settings.descriptions_only && r.not_description.is_some();
-        let mut readings = readings;
         let texts: Vec<String> = readings.iter().map(|r| r.text.clone()).collect();
         let parsed: Vec<Parse> = texts
             .iter()
