@@ -735,31 +735,18 @@ impl fmt::Display for Funnel {
                 reasons.join(" ")
             )?;
         }
+        // Counts by kind, "kind=n …", after their total.
+        let tally = |label: &str, counts: &std::collections::BTreeMap<String, u64>| {
+            let parts: Vec<String> = counts.iter().map(|(k, n)| format!("{k}={n}")).collect();
+            let total: u64 = counts.values().sum();
+            format!("  {label}: {total} ({})", parts.join(" "))
+        };
         if !self.questions.is_empty() {
-            let by_type: Vec<String> = self
-                .questions
-                .iter()
-                .map(|(t, n)| format!("{t}={n}"))
-                .collect();
-            writeln!(
-                f,
-                "  questions: {} ({})",
-                self.questions.values().sum::<u64>(),
-                by_type.join(" ")
-            )?;
+            writeln!(f, "{}", tally("questions", &self.questions))?;
         }
         if !self.not_descriptions.is_empty() {
-            let by_reason: Vec<String> = self
-                .not_descriptions
-                .iter()
-                .map(|(r, n)| format!("{r}={n}"))
-                .collect();
-            writeln!(
-                f,
-                "  captions describing no picture (no questions): {} ({})",
-                self.not_descriptions.values().sum::<u64>(),
-                by_reason.join(" ")
-            )?;
+            let label = "captions describing no picture (no questions)";
+            writeln!(f, "{}", tally(label, &self.not_descriptions))?;
         }
         write!(
             f,
