@@ -18,7 +18,7 @@ use foldhash::fast::RandomState;
 use super::parse::{ChunkKind, Parse, Pos, is_color};
 use super::visible::is_visible;
 use super::words::{META, names_people};
-use super::words::{is_caption_verb, is_person_noun, singular};
+use super::words::{is_caption_verb, singular};
 use crate::filter::entities::Entity;
 use crate::filter::pos::Tagger;
 
@@ -130,7 +130,7 @@ pub fn subject_is_visible(p: &Parse) -> bool {
         }
         w.pos == Pos::Noun
             && !DOCUMENT.contains(&noun.as_str())
-            && (is_person_noun(&w.lower) || is_visible(&noun) || is_visible(&w.lower))
+            && (is_visible(&noun) || is_visible(&w.lower))
     };
     // "a close up of a donut", "logo for a coffee shop": what kind of picture it is.
     if META.contains(&p.words[c.head].lower.as_str())

@@ -311,28 +311,30 @@ impl Generator {
     /// sentence without credits and dates); one that describes no picture gets none. The captions'
     /// prompts go through the models together (in batches of `qgen.batch_size`).
     pub fn generate_batch(&mut self, captions: &[String]) -> Result<Vec<Outcome>, QgenError> {
-        let mut readings: Vec<caption::Reading> =
-            captions.iter().map(|c| caption::read(c)).collect();
-        let skipped =
-            |r: &caption::Reading| self.settings.descriptions_only && r.not_description.is_some();
-        let texts: Vec<String> = readings.iter().map(|r| r.text.clone()).collect();
+        let (texts, mut verdicts): (Vec<String>, Vec<Option<NotDescription>>) = captions
+            .iter()
+            .map(|c| {
+                let reading = caption::read(c);
+                (reading.text, reading.not_description)
+            })
+            .unzip();
+        let only = self.settings.descriptions_only;
         let parsed: Vec<Parse> = texts
             .iter()
-            .zip(&readings)
-            .map(|(t, r)| parse(if skipped(r) { "" } else { t }))
+            .zip(&verdicts)
+            .map(|(t, v)| parse(if only && v.is_some() { "" } else { t }))
             .collect();
         // The parse's verdict: a description's subject is something one could see.
-        for (r, p) in readings.iter_mut().zip(&parsed) {
-            if r.not_description.is_none() && !caption::subject_is_visible(p) {
-                r.not_description = Some(NotDescription::NothingVisible);
+        for (v, p) in verdicts.iter_mut().zip(&parsed) {
+            if v.is_none() && !caption::subject_is_visible(p) {
+                *v = Some(NotDescription::NothingVisible);
             }
         }
-        let skip: Vec<bool> = readings.iter().map(skipped).collect();
         let mut outcomes = vec![Outcome::default(); captions.len()];
         let mut items: Vec<Item> = Vec::new();
         for (i, (text, p)) in texts.iter().zip(&parsed).enumerate() {
-            if skip[i] {
-                outcomes[i].not_description = readings[i].not_description;
+            if only && verdicts[i].is_some() {
+                outcomes[i].not_description = verdicts[i];
                 continue;
             }
             let proposals = self.propose(p, text);
