@@ -262,6 +262,10 @@ pub async fn seed_and_remember(
         if files.is_empty() {
             tracing::warn!(?archive, "an [[archives]] entry names no file");
         }
+        if archive.select.is_some() {
+            count += publish_selection(producer, pipeline, source, &files).await?;
+            continue;
+        }
         let files = published.fresh(source, files);
         if pipeline.stages.contains(&StageName::Extract) {
             count += publish_archives(producer, pipeline, source, &files).await?;
@@ -314,6 +318,75 @@ async fn publish_archives(
         "published archives for the extract stage"
     );
     Ok(files.len())
+}
+
+/// Runs `[[archives]]` entry `source`'s selection over the index files `index` and publishes the
+/// records it keeps on the archives topic, grouped by WARC file, for the extract stage. Returns how
+/// many records. A selection that cannot run (a bad condition, an unreadable index) fails the
+/// seeding, naming the entry's key.
+#[cfg(feature = "sql")]
+async fn publish_selection(
+    producer: &dyn Producer,
+    pipeline: &Pipeline,
+    source: usize,
+    index: &[String],
+) -> Result<usize, AppError> {
+    let archive = &pipeline.archives[source];
+    let location = format!("archives[{source}].select");
+    let condition = archive.select.as_deref().unwrap_or_default();
+    let base = crate::sources::listing::archive_base(archive);
+    let mut selection = crate::sources::index::Selection::open(
+        index,
+        condition,
+        &base,
+        &archive.store_options,
+        &location,
+    )
+    .await?;
+    let topic: Arc<str> = Arc::from(pipeline.topic("archives"));
+    let mut records = 0;
+    while let Some(groups) = selection.next().await? {
+        let messages: Vec<OutMessage> = groups
+            .into_iter()
+            .map(|group| {
+                records += group.ranges.len() / 2;
+                OutMessage {
+                    topic: topic.clone(),
+                    key: group.file.clone().into_bytes().into(),
+                    payload: ArchiveSegment {
+                        path: group.file,
+                        source: source as u32,
+                        ranges: group.ranges,
+                        ..Default::default()
+                    }
+                    .to_bytes()
+                    .into(),
+                }
+            })
+            .collect();
+        producer.send_all(messages).await?;
+    }
+    tracing::info!(
+        index_files = index.len(),
+        rows = selection.rows,
+        incomplete = selection.incomplete,
+        records,
+        "published a selection of archive records for the extract stage"
+    );
+    Ok(records)
+}
+
+/// Without the `sql` feature a selection cannot run; the pipeline's validation says so first.
+#[cfg(not(feature = "sql"))]
+async fn publish_selection(
+    _: &dyn Producer,
+    _: &Pipeline,
+    source: usize,
+    _: &[String],
+) -> Result<usize, AppError> {
+    Err(AppError::Usage(format!(
+        "archives[{source}].select needs altflow built with the `sql` feature"
+    )))
 }
 
 /// Whether an `[[archives]]` entry is followed (listed again at an interval).

@@ -121,6 +121,11 @@ pub struct ArchiveSegment {
     /// store options the reading member uses; credentials never travel on the bus.
     #[prost(uint32, tag = "6")]
     pub source: u32,
+    /// Single records to read instead of a run of the file, as pairs of byte offset and length
+    /// (`[offset, length, offset, length, …]`): the rows a selection kept from Common Crawl's
+    /// columnar index, each read with a ranged request. Empty: read the file from `start`.
+    #[prost(uint64, repeated, tag = "7")]
+    pub ranges: Vec<u64>,
 }
 
 impl Record for ArchiveSegment {

@@ -581,3 +581,210 @@ fn on_kafka_a_followed_file_is_read_once_and_a_restart_reads_nothing_twice() {
     // shard_keys fails on a sample twice.
     assert_eq!(shard_keys(&followed.out()), followed.crawled);
 }
+
+/// One row of a columnar index in Common Crawl's shape: where a capture's record is.
+struct IndexRow {
+    url: String,
+    warc_filename: String,
+    offset: i32,
+    length: i32,
+}
+
+/// The response records of `files` (relative to `dir`) as index rows, found member by member.
+fn index_rows(dir: &Path, files: &[PathBuf]) -> Vec<IndexRow> {
+    let mut rows = Vec::new();
+    for path in files {
+        let bytes = std::fs::read(path).unwrap();
+        let mut at = 0;
+        while at < bytes.len() {
+            let mut decoder = flate2::bufread::GzDecoder::new(&bytes[at..]);
+            let mut text = Vec::new();
+            std::io::Read::read_to_end(&mut decoder, &mut text).unwrap();
+            let length = bytes.len() - at - decoder.into_inner().len();
+            let head = String::from_utf8_lossy(&text[..text.len().min(600)]).into_owned();
+            let header = |name: &str| {
+                head.lines()
+                    .find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_string()))
+            };
+            if header("WARC-Type:").as_deref() == Some("response") {
+                rows.push(IndexRow {
+                    url: header("WARC-Target-URI:").unwrap(),
+                    warc_filename: path
+                        .strip_prefix(dir)
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned(),
+                    offset: at as i32,
+                    length: length as i32,
+                });
+            }
+            at += length;
+        }
+    }
+    rows
+}
+
+/// Writes `rows` as a Parquet file of the columnar index's columns (and types: 32-bit offsets).
+fn write_index(path: &Path, rows: &[IndexRow]) {
+    use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
+    use std::sync::Arc;
+    let strings = |f: &dyn Fn(&IndexRow) -> String| -> ArrayRef {
+        Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
+    };
+    let batch = RecordBatch::try_from_iter([
+        ("url", strings(&|r| r.url.clone())),
+        ("url_host_tld", strings(&|_| "1".into())),
+        ("content_languages", strings(&|_| "eng".into())),
+        ("warc_filename", strings(&|r| r.warc_filename.clone())),
+        (
+            "warc_record_offset",
+            Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.offset))) as ArrayRef,
+        ),
+        (
+            "warc_record_length",
+            Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.length))) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+#[test]
+fn a_selection_through_the_columnar_index_reads_exactly_the_records_it_keeps() {
+    let port = common::free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let crawl_dir = tempfile::tempdir().unwrap();
+    let crawl_funnel = common::run_funnel(&pipeline(crawl_dir.path(), port, None, ""));
+    let crawled = shard_keys(&crawl_dir.path().join("out"));
+    let candidates =
+        |funnel: &str| -> u64 { common::funnel_row(funnel, "filter")[1].parse().unwrap() };
+
+    // A crawl laid out as Common Crawl's: WARC files, the index's Parquet files under
+    // cc-index/table/…/subset=…/, and the manifest listing every subset's files.
+    let select = |condition: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let files = split_site(dir.path(), &base, 30);
+        let rows = index_rows(dir.path(), &files);
+        let table = dir
+            .path()
+            .join("cc-index/table/cc-main/warc/crawl=CC-MAIN-TEST");
+        write_index(&table.join("subset=warc/part-00000.c000.gz.parquet"), &rows);
+        // Another subset's rows point at a file that does not exist: read, they would fail.
+        let mut diagnostics: Vec<IndexRow> = index_rows(dir.path(), &files);
+        for row in &mut diagnostics {
+            row.warc_filename = "archives/missing-crawldiagnostics.warc.gz".into();
+        }
+        write_index(
+            &table.join("subset=crawldiagnostics/part-00000.c000.gz.parquet"),
+            &diagnostics,
+        );
+        let manifest: String = ["crawldiagnostics", "warc"]
+            .iter()
+            .map(|subset| {
+                format!(
+                    "cc-index/table/cc-main/warc/crawl=CC-MAIN-TEST/subset={subset}/part-00000.c000.gz.parquet\n"
+                )
+            })
+            .collect();
+        let crawl_data = dir.path().join("crawl-data/CC-MAIN-TEST");
+        std::fs::create_dir_all(&crawl_data).unwrap();
+        let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
+        gz.write_all(manifest.as_bytes()).unwrap();
+        std::fs::write(
+            crawl_data.join("cc-index-table.paths.gz"),
+            gz.finish().unwrap(),
+        )
+        .unwrap();
+        let funnel = common::run_funnel(&extract_pipeline(
+            dir.path(),
+            port,
+            &format!(
+                "[[archives]]\ncrawl = \"CC-MAIN-TEST\"\nbase = \".\"\nselect = {condition:?}\n"
+            ),
+        ));
+        let samples = common::shard_samples(&dir.path().join("out"));
+        let pages: BTreeSet<String> = samples
+            .iter()
+            .map(|s| s["meta"]["page_url"].as_str().unwrap().to_string())
+            .collect();
+        (
+            shard_keys(&dir.path().join("out")),
+            pages,
+            funnel,
+            rows.len(),
+        )
+    };
+    let (articles, article_pages, funnel_a, rows) =
+        select("url LIKE '%/articles/%' AND content_languages = 'eng'");
+    let (others, other_pages, funnel_b, _) = select("url NOT LIKE '%/articles/%'");
+    assert!(rows > 4, "the site's pages are in the index");
+    assert!(
+        !articles.is_empty() && !others.is_empty(),
+        "{funnel_a}\n{funnel_b}"
+    );
+    assert!(
+        article_pages.iter().all(|p| p.contains("/articles/")),
+        "{article_pages:?}"
+    );
+    assert!(
+        other_pages.iter().all(|p| !p.contains("/articles/")),
+        "{other_pages:?}"
+    );
+    // The two selections split the crawl: every candidate read once (a sample may be on pages of
+    // both: the same image and text on an article and the front page has one id).
+    let both: BTreeSet<String> = articles.union(&others).cloned().collect();
+    assert_eq!(both, crawled, "{funnel_a}\n{funnel_b}");
+    assert_eq!(
+        candidates(&funnel_a) + candidates(&funnel_b),
+        candidates(&crawl_funnel),
+        "{funnel_a}\n{funnel_b}\n{crawl_funnel}"
+    );
+    // One archives record per WARC file holding selected records (the site's pages are in 5),
+    // none failed: the other subset's rows were not read.
+    for funnel in [&funnel_a, &funnel_b] {
+        let extract = common::funnel_row(funnel, "extract");
+        let records: u64 = extract[1].parse().unwrap();
+        assert!((1..=6).contains(&records), "{funnel}");
+        assert!(
+            !extract.iter().any(|w| w.starts_with("archive=")),
+            "{funnel}"
+        );
+    }
+}
+
+#[test]
+fn a_selection_that_cannot_run_fails_naming_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = split_site(dir.path(), "http://127.0.0.1:1", 3);
+    write_index(
+        &dir.path().join("index/part-0.parquet"),
+        &index_rows(dir.path(), &files),
+    );
+    let pipeline = extract_pipeline(
+        dir.path(),
+        common::free_port(),
+        "[[archives]]\npath = \"index/*.parquet\"\nbase = \".\"\nselect = \"no_such_column = 1\"\n",
+    );
+    let output = altflow().arg("run").arg(&pipeline).output().unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{log}");
+    assert!(
+        log.contains("archives[0].select") && log.contains("no_such_column"),
+        "{log}"
+    );
+    // Validation names the key of a selection without the extract stage.
+    let text = std::fs::read_to_string(&pipeline)
+        .unwrap()
+        .replace("stages = [\"extract\", ", "stages = [");
+    std::fs::write(&pipeline, text).unwrap();
+    let output = altflow().arg("validate").arg(&pipeline).output().unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success() && log.contains("archives[0].select"),
+        "{log}"
+    );
+}

@@ -1209,6 +1209,15 @@ pub struct ArchiveConfig {
     /// skip it.
     #[serde(default, with = "humantime_serde")]
     pub follow: Duration,
+    /// A selection through Common Crawl's columnar URL index: an SQL condition on the index's
+    /// columns (`url_host_tld = 'de' AND content_languages = 'deu'`, `url_host_registered_domain
+    /// IN ('example.com')`, `content_mime_detected = 'text/html'`). Only the WARC records of the
+    /// rows it keeps are read, each with a ranged request, instead of whole files. The entry then
+    /// names the index's Parquet files, not archives: for a `crawl`, the `warc` subset listed in
+    /// `{base}crawl-data/{crawl}/cc-index-table.paths.gz`; for a `path` or `manifest`, the Parquet
+    /// files themselves (with `files`, a slice of them). The rows' `warc_filename`s are relative
+    /// to `base` (for a `path`, default: its folder). Needs the `extract` stage.
+    pub select: Option<String>,
 }
 
 fn default_archive_kind() -> String {
@@ -1439,6 +1448,25 @@ impl Pipeline {
                 &format!("archives[{i}].follow"),
                 "needs the `extract` stage and a glob, prefix, manifest or crawl to list again",
             );
+            if let Some(select) = &archive.select {
+                let at = format!("archives[{i}].select");
+                check(!select.trim().is_empty(), &at, "must not be empty");
+                check(
+                    self.stages.contains(&StageName::Extract),
+                    &at,
+                    "needs the `extract` stage (its members read the selected records)",
+                );
+                check(
+                    archive.follow.is_zero(),
+                    &at,
+                    "cannot be followed (an index is written once per crawl)",
+                );
+                check(
+                    cfg!(feature = "sql"),
+                    &at,
+                    "needs altflow built with the `sql` feature (DataFusion reads the index)",
+                );
+            }
             if let Err(message) = crate::sources::listing::parse_files(&archive.files) {
                 check(false, &format!("archives[{i}].files"), &message);
             }

@@ -13,6 +13,25 @@ use crate::writer::store::{Output, Store, parse_output};
 /// Common Crawl's HTTPS server, where a `crawl`'s manifest and files are read by default.
 pub const COMMON_CRAWL: &str = "https://data.commoncrawl.org/";
 
+/// The part of a columnar index file's path that marks the subset of successful captures.
+const INDEX_SUBSET: &str = "/subset=warc/";
+
+/// Where the `warc_filename`s of a selection's index rows are: `base`, else for a crawl Common
+/// Crawl's HTTPS server, for a manifest its base, for a path its folder.
+pub fn archive_base(config: &ArchiveConfig) -> String {
+    if !config.base.is_empty() {
+        return with_slash(&config.base);
+    }
+    if config.crawl.is_some() {
+        return COMMON_CRAWL.to_string();
+    }
+    match (&config.manifest, &config.path) {
+        (Some(manifest), _) => manifest_base(manifest),
+        (None, Some(path)) => folder_of(path),
+        (None, None) => String::new(),
+    }
+}
+
 /// Parses `files`: empty (all), `N`, or `FIRST-LAST` (both included, from 0).
 pub fn parse_files(files: &str) -> Result<Option<(u64, u64)>, String> {
     let files = files.trim();
@@ -46,11 +65,18 @@ pub async fn list_archives(config: &ArchiveConfig) -> Result<Vec<String>, Source
     let path = config.path.as_deref().unwrap_or_default();
     let files = if let Some(crawl) = &config.crawl {
         let base = given_base.unwrap_or_else(|| COMMON_CRAWL.to_string());
-        let manifest = format!("{base}crawl-data/{crawl}/{}.paths.gz", config.kind);
-        read_manifest(&manifest, &base, config, slice).await?
+        if config.select.is_some() {
+            // The columnar index's files of every subset are listed together; only `warc`
+            // (successful captures) points at pages.
+            let manifest = format!("{base}crawl-data/{crawl}/cc-index-table.paths.gz");
+            read_manifest(&manifest, &base, config, slice, Some(INDEX_SUBSET)).await?
+        } else {
+            let manifest = format!("{base}crawl-data/{crawl}/{}.paths.gz", config.kind);
+            read_manifest(&manifest, &base, config, slice, None).await?
+        }
     } else if let Some(manifest) = &config.manifest {
         let base = given_base.unwrap_or_else(|| manifest_base(manifest));
-        read_manifest(manifest, &base, config, slice).await?
+        read_manifest(manifest, &base, config, slice, None).await?
     } else if is_pattern(path) {
         let mut files = list_matching(path, config).await?;
         if let Some((first, last)) = slice {
@@ -100,12 +126,14 @@ fn folder_of(location: &str) -> String {
 }
 
 /// The lines of a manifest (gzip or plain), each resolved against `base` unless it is a URL or an
-/// absolute path, in `slice` if one is given.
+/// absolute path, in `slice` if one is given; with `only`, the lines holding it (the slice counts
+/// those).
 async fn read_manifest(
     manifest: &str,
     base: &str,
     config: &ArchiveConfig,
     slice: Option<(u64, u64)>,
+    only: Option<&'static str>,
 ) -> Result<Vec<String>, SourceError> {
     let input = open_input(manifest, &config.store_options).await?;
     let location = manifest.to_string();
@@ -133,7 +161,7 @@ async fn read_manifest(
                 source,
             })?;
             let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
+            if line.is_empty() || line.starts_with('#') || only.is_some_and(|o| !line.contains(o)) {
                 continue;
             }
             if index > last {

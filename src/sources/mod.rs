@@ -6,6 +6,8 @@
 //! accepts.
 
 pub mod archive;
+#[cfg(feature = "sql")]
+pub mod index;
 pub mod listing;
 pub mod lists;
 
@@ -52,6 +54,14 @@ pub enum SourceError {
         location: String,
         /// The column.
         column: String,
+    },
+    /// A selection through a columnar index could not be run.
+    #[error("{location}: {reason}")]
+    Index {
+        /// The configuration key of the selection (`archives[0].select`).
+        location: String,
+        /// What went wrong.
+        reason: String,
     },
     /// A row or record could not be parsed.
     #[error("{location}, row {row}: {reason}")]
@@ -122,6 +132,66 @@ pub async fn open_input_at(
     Ok(Box::new(tokio_util::io::SyncIoBridge::new(
         tokio_util::io::StreamReader::new(stream),
     )))
+}
+
+/// A file opened for reading single records by their byte ranges (a selection's rows).
+pub enum Ranged {
+    /// A local file.
+    Local(std::path::PathBuf),
+    /// An object in a store.
+    Object(
+        std::sync::Arc<dyn object_store::ObjectStore>,
+        object_store::path::Path,
+    ),
+}
+
+impl Ranged {
+    /// Opens `location` (a local path or an object-store URL, with object_store `options`).
+    pub fn open(location: &str, options: &BTreeMap<String, String>) -> Result<Self, SourceError> {
+        if let Ok(crate::writer::store::Output::Local(path)) =
+            crate::writer::store::parse_output(location)
+        {
+            return Ok(Ranged::Local(path));
+        }
+        let (store, path) = Store::open_object(
+            location,
+            options.iter().map(|(k, v)| (k.clone(), v.clone())),
+        )
+        .map_err(|source| SourceError::Store {
+            location: location.to_string(),
+            source,
+        })?;
+        Ok(Ranged::Object(store.inner, path))
+    }
+
+    /// The `length` bytes from byte `start`: one ranged request. A range past the end of a local
+    /// file is an error of kind `UnexpectedEof`.
+    pub async fn read(&self, start: u64, length: u64) -> Result<bytes::Bytes, SourceError> {
+        match self {
+            Ranged::Local(path) => {
+                use tokio::io::{AsyncReadExt, AsyncSeekExt};
+                let io_error = |source| SourceError::Io {
+                    location: path.display().to_string(),
+                    source,
+                };
+                let mut file = tokio::fs::File::open(path).await.map_err(io_error)?;
+                file.seek(std::io::SeekFrom::Start(start))
+                    .await
+                    .map_err(io_error)?;
+                let mut bytes = vec![0; length as usize];
+                file.read_exact(&mut bytes).await.map_err(io_error)?;
+                Ok(bytes.into())
+            }
+            Ranged::Object(store, path) => {
+                object_store::ObjectStoreExt::get_range(store.as_ref(), path, start..start + length)
+                    .await
+                    .map_err(|e| SourceError::Store {
+                        location: path.to_string(),
+                        source: e.into(),
+                    })
+            }
+        }
+    }
 }
 
 /// Where a source's reading thread puts candidates: it cuts them into chunks and waits while the

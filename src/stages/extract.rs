@@ -163,6 +163,14 @@ enum Failure {
 }
 
 impl Failure {
+    fn text(&self) -> String {
+        match self {
+            Failure::Open(error) => error.to_string(),
+            Failure::Read(error) => error.to_string(),
+            Failure::Panicked(panic) => panic.clone(),
+        }
+    }
+
     /// Whether another try may pass (the network, not the bytes).
     fn is_transient(&self) -> bool {
         match self {
@@ -176,6 +184,110 @@ impl Failure {
             Failure::Read(error) => error.is_transient(),
         }
     }
+}
+
+/// What reading a segment gave: a run of the file, or a selection's single records.
+enum Read {
+    Run(Outcome),
+    Records(RecordsOutcome),
+}
+
+/// What reading a selection's records gave.
+struct RecordsOutcome {
+    found: Vec<Candidate>,
+    /// Bytes read.
+    bytes: u64,
+    /// Records whose bytes are no WARC record: offset, length and why.
+    damaged: Vec<(u64, u64, String)>,
+    /// Where reading stopped, if it did: the index of the first record not read, and why.
+    stopped: Option<(usize, Failure)>,
+}
+
+/// Records fetched at once from one file: ranged requests overlap their latency.
+const RANGED_AT_ONCE: usize = 8;
+
+/// Reads a selection's records of one file, each with a ranged request (a few at once), and
+/// parses them on a blocking thread. A record that fails to arrive stops the reading there (the
+/// rest is tried again); one whose bytes are damaged is reported and the others read.
+async fn read_records(
+    segment: ArchiveSegment,
+    options: std::collections::BTreeMap<String, String>,
+    candidates: ArchiveCandidates,
+) -> RecordsOutcome {
+    use futures::StreamExt;
+    let pairs: Vec<(u64, u64)> = segment.ranges.chunks(2).map(|p| (p[0], p[1])).collect();
+    let mut outcome = RecordsOutcome {
+        found: Vec::new(),
+        bytes: 0,
+        damaged: Vec::new(),
+        stopped: None,
+    };
+    let file = match crate::sources::Ranged::open(&segment.path, &options) {
+        Ok(file) => std::sync::Arc::new(file),
+        Err(error) => {
+            outcome.stopped = Some((0, Failure::Open(error)));
+            return outcome;
+        }
+    };
+    let mut fetched = Vec::with_capacity(pairs.len());
+    let mut reads = futures::stream::iter(pairs.clone())
+        .map(|(offset, length)| {
+            let file = file.clone();
+            async move {
+                if length > MAX_RECORD_BYTES as u64 {
+                    return Err(None);
+                }
+                file.read(offset, length).await.map_err(Some)
+            }
+        })
+        .buffered(RANGED_AT_ONCE);
+    while let Some(read) = reads.next().await {
+        let (offset, length) = pairs[fetched.len()];
+        match read {
+            Ok(bytes) => fetched.push(Some(bytes)),
+            Err(None) => {
+                outcome.damaged.push((
+                    offset,
+                    length,
+                    format!("a record of {length} bytes, over the {MAX_RECORD_BYTES}-byte limit"),
+                ));
+                fetched.push(None);
+            }
+            Err(Some(error)) => {
+                outcome.stopped = Some((fetched.len(), Failure::Open(error)));
+                break;
+            }
+        }
+    }
+    drop(reads);
+    let work = move || {
+        for ((offset, length), bytes) in pairs.into_iter().zip(fetched) {
+            let Some(bytes) = bytes else { continue };
+            outcome.bytes += bytes.len() as u64;
+            let read = read_segment(&bytes[..], offset, u64::MAX, MAX_RECORD_BYTES, |record| {
+                outcome.found.extend(candidates.of_record(&record));
+                true
+            });
+            if let Err(error) = read {
+                outcome.damaged.push((offset, length, error.to_string()));
+            }
+        }
+        outcome
+    };
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|error| RecordsOutcome {
+            found: Vec::new(),
+            bytes: 0,
+            damaged: Vec::new(),
+            stopped: Some((
+                0,
+                Failure::Panicked(match error.try_into_panic() {
+                    Ok(panic) => crate::stage::panic_message(&*panic),
+                    Err(error) => error.to_string(),
+                }),
+            )),
+        })
 }
 
 /// Reads one segment on a blocking thread.
@@ -228,7 +340,11 @@ impl Stage for ExtractStage {
         let mut taken = Vec::with_capacity(batch.len());
         for input in batch {
             let segment = &input.record;
-            if let Some(progress) = &self.progress {
+            // A selection's records have no successor to fork; read twice, they are dropped
+            // downstream by sample id.
+            if segment.ranges.is_empty()
+                && let Some(progress) = &self.progress
+            {
                 let next = Mark::of(&input);
                 if let Some(mark) = progress.get(&segment.path).await?
                     && !mark.admits(&next)
@@ -253,16 +369,23 @@ impl Stage for ExtractStage {
                 .get(input.record.source as usize)
                 .map(|a| a.store_options.clone())
                 .unwrap_or_default();
-            read(
-                input.record.clone(),
-                options,
-                self.config.segment_bytes,
-                self.candidates.clone(),
-            )
+            let segment = input.record.clone();
+            let candidates = self.candidates.clone();
+            let budget = self.config.segment_bytes;
+            async move {
+                if segment.ranges.is_empty() {
+                    Read::Run(read(segment, options, budget, candidates).await)
+                } else {
+                    Read::Records(read_records(segment, options, candidates).await)
+                }
+            }
         });
         let outcomes = futures::future::join_all(reads).await;
         for (input, outcome) in taken.iter().zip(outcomes) {
-            self.emit_outcome(input, outcome, out);
+            match outcome {
+                Read::Run(outcome) => self.emit_outcome(input, outcome, out),
+                Read::Records(outcome) => self.emit_records(input, outcome, out),
+            }
         }
         Ok(())
     }
@@ -322,6 +445,65 @@ impl ExtractStage {
             attempt,
             ..segment.clone()
         };
+        self.report(input, &failure, detail, again, out);
+    }
+
+    /// Emits a selection's records' candidates, reports the damaged ones, and tries again the
+    /// records not read.
+    fn emit_records(
+        &self,
+        input: &Input<ArchiveSegment>,
+        outcome: RecordsOutcome,
+        out: &mut Emitter,
+    ) {
+        let segment = &input.record;
+        self.metrics.archive_read(outcome.bytes);
+        for candidate in &outcome.found {
+            out.emit(&self.output, &candidate.id, candidate);
+        }
+        let origin = Failed {
+            topic: &input.topic,
+            key: &segment.path,
+            id: "",
+            url: &segment.path,
+        };
+        for (offset, length, why) in outcome.damaged {
+            let detail = format!("{}, the record at byte {offset}: {why}", segment.path);
+            tracing::error!(%detail, "a selected record is damaged; the others are kept");
+            let alone = ArchiveSegment {
+                ranges: vec![offset, length],
+                attempt: 0,
+                ..segment.clone()
+            };
+            out.reject_redrivable(Reason::Archive, origin, detail, &alone);
+        }
+        let Some((first, failure)) = outcome.stopped else {
+            return;
+        };
+        if let Failure::Panicked(panic) = &failure {
+            out.panicked(input, panic);
+            return;
+        }
+        let rest = segment.ranges[2 * first..].to_vec();
+        let detail = format!("{} ({} records not read)", failure.text(), rest.len() / 2);
+        let again = |attempt| ArchiveSegment {
+            ranges: rest.clone(),
+            attempt,
+            ..segment.clone()
+        };
+        self.report(input, &failure, detail, again, out);
+    }
+
+    /// Sends a segment whose reading failed to `retry` (transient) or to the failures topic.
+    fn report(
+        &self,
+        input: &Input<ArchiveSegment>,
+        failure: &Failure,
+        detail: String,
+        again: impl Fn(u32) -> ArchiveSegment,
+        out: &mut Emitter,
+    ) {
+        let segment = &input.record;
         let origin = Failed {
             topic: &input.topic,
             key: &segment.path,
