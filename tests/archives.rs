@@ -653,6 +653,43 @@ fn write_index(path: &Path, rows: &[IndexRow]) {
     writer.close().unwrap();
 }
 
+/// A crawl laid out in `dir` as Common Crawl's: the site's WARC files under `archives/`, the
+/// columnar index's Parquet files under `cc-index/table/…/subset=…/`, and the manifest listing
+/// every subset's files in `crawl-data/CC-MAIN-TEST/cc-index-table.paths.gz`. Another subset's
+/// rows point at a file that does not exist: read, they would fail. Returns the `warc` rows.
+fn common_crawl_layout(dir: &Path, base: &str) -> usize {
+    let files = split_site(dir, base, 30);
+    let rows = index_rows(dir, &files);
+    let table = dir.join("cc-index/table/cc-main/warc/crawl=CC-MAIN-TEST");
+    write_index(&table.join("subset=warc/part-00000.c000.gz.parquet"), &rows);
+    let mut diagnostics = index_rows(dir, &files);
+    for row in &mut diagnostics {
+        row.warc_filename = "archives/missing-crawldiagnostics.warc.gz".into();
+    }
+    write_index(
+        &table.join("subset=crawldiagnostics/part-00000.c000.gz.parquet"),
+        &diagnostics,
+    );
+    let manifest: String = ["crawldiagnostics", "warc"]
+        .iter()
+        .map(|subset| {
+            format!(
+                "cc-index/table/cc-main/warc/crawl=CC-MAIN-TEST/subset={subset}/part-00000.c000.gz.parquet\n"
+            )
+        })
+        .collect();
+    let crawl_data = dir.join("crawl-data/CC-MAIN-TEST");
+    std::fs::create_dir_all(&crawl_data).unwrap();
+    let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
+    gz.write_all(manifest.as_bytes()).unwrap();
+    std::fs::write(
+        crawl_data.join("cc-index-table.paths.gz"),
+        gz.finish().unwrap(),
+    )
+    .unwrap();
+    rows.len()
+}
+
 #[test]
 fn a_selection_through_the_columnar_index_reads_exactly_the_records_it_keeps() {
     let port = common::free_port();
@@ -663,42 +700,9 @@ fn a_selection_through_the_columnar_index_reads_exactly_the_records_it_keeps() {
     let candidates =
         |funnel: &str| -> u64 { common::funnel_row(funnel, "filter")[1].parse().unwrap() };
 
-    // A crawl laid out as Common Crawl's: WARC files, the index's Parquet files under
-    // cc-index/table/…/subset=…/, and the manifest listing every subset's files.
     let select = |condition: &str| {
         let dir = tempfile::tempdir().unwrap();
-        let files = split_site(dir.path(), &base, 30);
-        let rows = index_rows(dir.path(), &files);
-        let table = dir
-            .path()
-            .join("cc-index/table/cc-main/warc/crawl=CC-MAIN-TEST");
-        write_index(&table.join("subset=warc/part-00000.c000.gz.parquet"), &rows);
-        // Another subset's rows point at a file that does not exist: read, they would fail.
-        let mut diagnostics: Vec<IndexRow> = index_rows(dir.path(), &files);
-        for row in &mut diagnostics {
-            row.warc_filename = "archives/missing-crawldiagnostics.warc.gz".into();
-        }
-        write_index(
-            &table.join("subset=crawldiagnostics/part-00000.c000.gz.parquet"),
-            &diagnostics,
-        );
-        let manifest: String = ["crawldiagnostics", "warc"]
-            .iter()
-            .map(|subset| {
-                format!(
-                    "cc-index/table/cc-main/warc/crawl=CC-MAIN-TEST/subset={subset}/part-00000.c000.gz.parquet\n"
-                )
-            })
-            .collect();
-        let crawl_data = dir.path().join("crawl-data/CC-MAIN-TEST");
-        std::fs::create_dir_all(&crawl_data).unwrap();
-        let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
-        gz.write_all(manifest.as_bytes()).unwrap();
-        std::fs::write(
-            crawl_data.join("cc-index-table.paths.gz"),
-            gz.finish().unwrap(),
-        )
-        .unwrap();
+        let rows = common_crawl_layout(dir.path(), &base);
         let funnel = common::run_funnel(&extract_pipeline(
             dir.path(),
             port,
@@ -711,12 +715,7 @@ fn a_selection_through_the_columnar_index_reads_exactly_the_records_it_keeps() {
             .iter()
             .map(|s| s["meta"]["page_url"].as_str().unwrap().to_string())
             .collect();
-        (
-            shard_keys(&dir.path().join("out")),
-            pages,
-            funnel,
-            rows.len(),
-        )
+        (shard_keys(&dir.path().join("out")), pages, funnel, rows)
     };
     let (articles, article_pages, funnel_a, rows) =
         select("url LIKE '%/articles/%' AND content_languages = 'eng'");
@@ -787,4 +786,61 @@ fn a_selection_that_cannot_run_fails_naming_its_key() {
         !output.status.success() && log.contains("archives[0].select"),
         "{log}"
     );
+}
+
+#[test]
+fn a_selection_reads_its_index_and_records_from_s3() {
+    let Some(endpoint) = common::s3_endpoint() else {
+        return;
+    };
+    let port = common::free_port();
+    let crawl_dir = tempfile::tempdir().unwrap();
+    let crawl_funnel = common::run_funnel(&pipeline(crawl_dir.path(), port, None, ""));
+    let crawled = shard_keys(&crawl_dir.path().join("out"));
+    // The layout put in a bucket, as s3://commoncrawl/ holds it.
+    let layout = tempfile::tempdir().unwrap();
+    common_crawl_layout(layout.path(), &format!("http://127.0.0.1:{port}"));
+    let bucket = common::random_name("commoncrawl");
+    let options = common::s3_options(&endpoint);
+    common::create_bucket(&endpoint, &bucket);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let mut folders = vec![layout.path().to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            let key = path.strip_prefix(layout.path()).unwrap().to_str().unwrap();
+            let url = format!("s3://{bucket}/{key}");
+            let (store, at) =
+                altflow::writer::store::Store::open_object(&url, options.clone()).unwrap();
+            let bytes = std::fs::read(&path).unwrap();
+            runtime
+                .block_on(object_store::ObjectStoreExt::put(
+                    store.inner.as_ref(),
+                    &at,
+                    bytes.into(),
+                ))
+                .unwrap();
+        }
+    }
+    let store_options: Vec<String> = options
+        .iter()
+        .map(|(k, v)| format!("{k} = {v:?}"))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let funnel = common::run_funnel(&extract_pipeline(
+        dir.path(),
+        port,
+        &format!(
+            "[[archives]]\ncrawl = \"CC-MAIN-TEST\"\nbase = \"s3://{bucket}/\"\n\
+             select = \"url_host_tld = '1'\"\nstore_options = {{ {} }}\n",
+            store_options.join(", ")
+        ),
+    ));
+    assert_eq!(shard_keys(&dir.path().join("out")), crawled, "{funnel}");
+    let candidates = |funnel: &str| common::funnel_row(funnel, "filter")[1].clone();
+    assert_eq!(candidates(&funnel), candidates(&crawl_funnel), "{funnel}");
 }
