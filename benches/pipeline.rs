@@ -12,6 +12,9 @@
 //!   and gzip-compressed, in entries per second.
 //! - `filter`: the text chains of the cc12m and alt200m presets over real alt texts (fetched by
 //!   `scripts/fetch_captions.sh`; skipped without them);
+//! - `cc_index`: a selection through a columnar index in Common Crawl's shape (400k rows, sorted
+//!   by host as Common Crawl's is), on a sorted column (row groups pruned by their statistics)
+//!   and on an unsorted one (every row read), in index rows per second.
 //! - `dedup`: the dedup stage's near-duplicate search among 100k kept perceptual hashes.
 //! - `relatedness`: seed 001's TF-IDF relatedness of one document to a downstream set of 1k and of
 //!   100k texts, side by side (its cost must not grow with the set).
@@ -421,6 +424,101 @@ fn archive(c: &mut Criterion) {
     group.finish();
 }
 
+/// Writes an index of `rows` rows in Common Crawl's columns and order (hosts sorted, so the TLD is
+/// too; languages mixed) to `path`, in row groups of 20,000.
+fn cc_index(path: &std::path::Path, rows: usize) {
+    use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
+    const TLDS: [&str; 10] = ["at", "br", "com", "de", "fr", "it", "jp", "nl", "org", "uk"];
+    const LANGUAGES: [&str; 5] = ["deu", "eng", "fra", "jpn", "eng,deu"];
+    let tld = |i: usize| TLDS[i * TLDS.len() / rows];
+    let batch = RecordBatch::try_from_iter([
+        (
+            "url",
+            Arc::new(StringArray::from_iter_values((0..rows).map(|i| {
+                format!("https://www.site{}.{}/articles/{i}/page.html", i / 50, tld(i))
+            }))) as ArrayRef,
+        ),
+        (
+            "url_host_tld",
+            Arc::new(StringArray::from_iter_values((0..rows).map(tld))),
+        ),
+        (
+            "content_languages",
+            Arc::new(StringArray::from_iter_values(
+                (0..rows).map(|i| LANGUAGES[(i * 7 + i / 3) % LANGUAGES.len()]),
+            )),
+        ),
+        (
+            "warc_filename",
+            Arc::new(StringArray::from_iter_values((0..rows).map(|i| {
+                format!(
+                    "crawl-data/CC-MAIN-2024-10/segments/1707947473347.0/warc/CC-MAIN-{:05}.warc.gz",
+                    (i * 7919) % 1000
+                )
+            }))),
+        ),
+        (
+            "warc_record_offset",
+            Arc::new(Int32Array::from_iter_values(
+                (0..rows).map(|i| (i as i32).wrapping_mul(40_503) & 0x3fff_ffff),
+            )),
+        ),
+        (
+            "warc_record_length",
+            Arc::new(Int32Array::from_iter_values(
+                (0..rows).map(|i| 20_000 + (i % 9_000) as i32),
+            )),
+        ),
+    ])
+    .unwrap();
+    let properties = parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_row_count(Some(20_000))
+        .build();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer =
+        parquet::arrow::ArrowWriter::try_new(file, batch.schema(), Some(properties)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+fn index_selection(c: &mut Criterion) {
+    use altflow::sources::index::Selection;
+    let rows = 400_000;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("part-00000.c000.gz.parquet");
+    cc_index(&path, rows);
+    let index = vec![path.to_string_lossy().into_owned()];
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let mut group = c.benchmark_group("cc_index_400k_rows");
+    group.throughput(Throughput::Elements(rows as u64));
+    group.sample_size(10);
+    for (name, condition) in [
+        ("sorted_column_tld_de", "url_host_tld = 'de'"),
+        ("unsorted_column_language_deu", "content_languages = 'deu'"),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                runtime.block_on(async {
+                    let options = Default::default();
+                    let mut selection =
+                        Selection::open(&index, condition, "s3://commoncrawl/", &options, "bench")
+                            .await
+                            .unwrap();
+                    let mut records = 0;
+                    while let Some(groups) = selection.next().await.unwrap() {
+                        records += groups.iter().map(|g| g.ranges.len() / 2).sum::<usize>();
+                    }
+                    // A tenth of the hosts, a fifth of the languages (every row's language is
+                    // one of five, taken in turn).
+                    assert!(records > rows / 20 && records < rows / 4, "{records}");
+                    records
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
 fn filter(c: &mut Criterion) {
     use altflow::filter::{Preset, Rules, TextFilter};
     let mut group = c.benchmark_group("filter");
@@ -505,6 +603,7 @@ criterion_group!(
     html,
     sitemap,
     archive,
+    index_selection,
     filter,
     dedup,
     relatedness

@@ -543,11 +543,12 @@ pub fn spawn_stage(
                     .map_err(|e| fail(e.into()))?;
                 s = s.with_progress(store, &pipeline.group(stage));
             }
-            // A batch is the files read at once: each segment's candidates are held until the
-            // batch is sent.
+            // The files read at once are the records in flight; each segment's candidates are
+            // held until they are acknowledged.
             let mut launch = launch;
             launch.settings.batch_size = pipeline.extract.files_at_once;
-            launch.batch(s)
+            launch.max_in_flight = pipeline.extract.files_at_once;
+            launch.pipelined(s)
         }
         StageName::Filter => {
             let s = FilterStage::new(rules()?, output);

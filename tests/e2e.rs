@@ -311,6 +311,7 @@ fn validate_names_the_bad_key_and_file() {
     for shipped in [
         "pipelines/kafka.toml",
         "pipelines/common-crawl.toml",
+        "pipelines/common-crawl-selection.toml",
         "k8s/base/pipeline.toml",
     ] {
         common::stdout_of(altflow().arg("validate").arg(common::root().join(shipped)));

@@ -19,7 +19,6 @@
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use object_store::{ObjectStoreExt, PutPayload};
 use serde::{Deserialize, Serialize};
 
@@ -29,7 +28,7 @@ use crate::reason::Reason;
 use crate::record::{ArchiveSegment, Candidate};
 use crate::sources::archive::{MAX_RECORD_BYTES, SegmentError, is_broken_read, read_segment};
 use crate::sources::{ArchiveCandidates, SourceError, open_input_at};
-use crate::stage::{Emitter, Failed, Input, Stage, StageError};
+use crate::stage::{Emitter, Failed, Input, Pipelined, StageError, Work};
 use crate::stages::retry_or_reject;
 use crate::web::http::FetchError;
 use crate::writer::store::{Store, StoreError};
@@ -73,6 +72,7 @@ impl ExtractStage {
         self.progress = Some(Progress {
             store,
             folder: format!("_extract/{group}"),
+            taking: Arc::default(),
         });
         self
     }
@@ -111,12 +111,30 @@ impl Mark {
 }
 
 /// The files' progress marks.
+#[derive(Clone)]
 struct Progress {
     store: Store,
     folder: String,
+    /// Held from reading a mark to writing the next: two copies of a segment in flight on one
+    /// member at once are taken one after the other, so the second sees the first's mark.
+    taking: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Progress {
+    /// Whether to read the segment `input` carries (marking it taken), or skip it as a second copy
+    /// or a segment the file's progress is past.
+    async fn take(&self, input: &Input<ArchiveSegment>) -> Result<bool, StoreError> {
+        let _taking = self.taking.lock().await;
+        let next = Mark::of(input);
+        if let Some(mark) = self.get(&input.record.path).await?
+            && !mark.admits(&next)
+        {
+            return Ok(false);
+        }
+        self.put(&input.record.path, next).await?;
+        Ok(true)
+    }
+
     fn path(&self, file: &str) -> object_store::path::Path {
         let hash = crate::bus::stable_hash(file.as_bytes());
         self.store
@@ -328,64 +346,76 @@ async fn read(
         })
 }
 
-#[async_trait]
-impl Stage for ExtractStage {
-    type Input = ArchiveSegment;
+/// A segment's work handed back: the record, and what reading it gave (`None`: skipped, the file's
+/// progress is past it).
+pub struct Done {
+    input: Input<ArchiveSegment>,
+    read: Result<Option<Read>, StoreError>,
+}
 
-    async fn process(
-        &mut self,
-        batch: Vec<Input<ArchiveSegment>>,
-        out: &mut Emitter,
-    ) -> Result<(), StageError> {
-        let mut taken = Vec::with_capacity(batch.len());
-        for input in batch {
-            let segment = &input.record;
+impl Pipelined for ExtractStage {
+    type Input = ArchiveSegment;
+    type Done = Done;
+
+    /// Each segment is read on its own task, `extract.files_at_once` at a time: while one
+    /// segment's candidates are being published, the others go on reading.
+    fn admit(&mut self, input: Input<ArchiveSegment>, _out: &mut Emitter) -> Option<Work<Done>> {
+        let options = self
+            .archives
+            .get(input.record.source as usize)
+            .map(|a| a.store_options.clone())
+            .unwrap_or_default();
+        let candidates = self.candidates.clone();
+        let budget = self.config.segment_bytes;
+        let progress = self.progress.clone();
+        Some(Box::pin(async move {
             // A selection's records have no successor to fork; read twice, they are dropped
             // downstream by sample id.
-            if segment.ranges.is_empty()
-                && let Some(progress) = &self.progress
+            if input.record.ranges.is_empty()
+                && let Some(progress) = &progress
             {
-                let next = Mark::of(&input);
-                if let Some(mark) = progress.get(&segment.path).await?
-                    && !mark.admits(&next)
-                {
-                    tracing::info!(
-                        path = %segment.path,
-                        start = segment.start,
-                        progress = mark.start,
-                        "skipping an archive segment the file's progress is past"
-                    );
-                    self.metrics.archive_segment_skipped();
-                    continue;
+                match progress.take(&input).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        return Done {
+                            input,
+                            read: Ok(None),
+                        };
+                    }
+                    Err(error) => {
+                        return Done {
+                            input,
+                            read: Err(error),
+                        };
+                    }
                 }
-                progress.put(&segment.path, next).await?;
             }
-            taken.push(input);
-        }
-        // The files of the batch (at most `files_at_once`, the batch size) are read at once.
-        let reads = taken.iter().map(|input| {
-            let options = self
-                .archives
-                .get(input.record.source as usize)
-                .map(|a| a.store_options.clone())
-                .unwrap_or_default();
             let segment = input.record.clone();
-            let candidates = self.candidates.clone();
-            let budget = self.config.segment_bytes;
-            async move {
-                if segment.ranges.is_empty() {
-                    Read::Run(read(segment, options, budget, candidates).await)
-                } else {
-                    Read::Records(read_records(segment, options, candidates).await)
-                }
+            let read = if segment.ranges.is_empty() {
+                Read::Run(read(segment, options, budget, candidates).await)
+            } else {
+                Read::Records(read_records(segment, options, candidates).await)
+            };
+            Done {
+                input,
+                read: Ok(Some(read)),
             }
-        });
-        let outcomes = futures::future::join_all(reads).await;
-        for (input, outcome) in taken.iter().zip(outcomes) {
-            match outcome {
-                Read::Run(outcome) => self.emit_outcome(input, outcome, out),
-                Read::Records(outcome) => self.emit_records(input, outcome, out),
+        }))
+    }
+
+    fn complete(&mut self, done: Done, out: &mut Emitter) -> Result<(), StageError> {
+        let input = &done.input;
+        match done.read? {
+            None => {
+                tracing::info!(
+                    path = %input.record.path,
+                    start = input.record.start,
+                    "skipping an archive segment the file's progress is past"
+                );
+                self.metrics.archive_segment_skipped();
             }
+            Some(Read::Run(outcome)) => self.emit_outcome(input, outcome, out),
+            Some(Read::Records(outcome)) => self.emit_records(input, outcome, out),
         }
         Ok(())
     }
