@@ -459,6 +459,7 @@ pub async fn stage_consumer(
         ))
     })?;
     let group = pipeline.group(stage);
+    refuse_unread_left_behind(bus, pipeline, stage, &group).await?;
     // A stage that takes over its input from another stage (the pipeline's stages changed) starts
     // where that stage stopped: the other groups of this pipeline's prefix are the candidates.
     let others: Vec<String> = StageName::ALL
@@ -479,6 +480,45 @@ pub async fn stage_consumer(
         );
     }
     Ok(bus.consumer(&group, &inputs).await?)
+}
+
+/// Refuses to start `stage` while its group has records unread on a topic that no stage of this
+/// pipeline reads any more: the output of a stage removed from in front of it. Its new input is
+/// handed over from where the removed stage stopped reading; what that stage had written and this
+/// one had not read yet would be lost.
+async fn refuse_unread_left_behind(
+    bus: &dyn Bus,
+    pipeline: &Pipeline,
+    stage: StageName,
+    group: &str,
+) -> Result<(), AppError> {
+    let read: Vec<String> = pipeline
+        .stages
+        .iter()
+        .filter_map(|s| pipeline.input_topic(*s))
+        .collect();
+    let mut orphaned: Vec<String> = StageName::ALL
+        .iter()
+        .map(|s| pipeline.topic(s.output_topic()))
+        .filter(|topic| !read.contains(topic))
+        .collect();
+    orphaned.sort();
+    orphaned.dedup();
+    let unread = bus.unread(group, &orphaned).await?;
+    if unread.is_empty() {
+        return Ok(());
+    }
+    let records: i64 = unread.iter().map(|u| u.end - u.committed).sum();
+    let topics: std::collections::BTreeSet<&str> =
+        unread.iter().map(|u| u.topic.as_str()).collect();
+    let partitions: Vec<String> = unread
+        .iter()
+        .map(|u| format!("{}[{}] {}..{}", u.topic, u.partition, u.committed, u.end))
+        .collect();
+    Err(AppError::Usage(format!(
+        "stage `{stage}`: its group `{group}` has at least {records} records unread on {topics:?}, which no          stage of this pipeline reads any more (a stage in front of `{stage}` was removed);          starting would lose them. Stop the removed stage, let the previous pipeline's `{stage}`          read them to the end, then start this one; or, to give them up, delete the topic.          Unread: {}",
+        partitions.join(", ")
+    )))
 }
 
 /// Builds `stage` and runs it on `consumer` in a task until `shutdown`.

@@ -555,3 +555,132 @@ async fn kafka_hand_over_starts_a_group_where_the_topics_last_reader_stopped() {
     assert_eq!(distinct.len(), expected);
     successor.close().await.unwrap();
 }
+
+/// Kafka only: a stage whose predecessor was removed (the writer reading `pairs` once `dedup` is
+/// gone) while its group had records unread on the removed stage's output (`unique`) refuses to
+/// start, naming the topic and the records; once the group has read them, it starts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_a_stage_refuses_to_start_while_a_removed_stages_output_is_unread() {
+    let Some(backend) = kafka() else { return };
+    let brokers = common::kafka_broker().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = format!("{}.", common::random_name("rm"));
+    let group_prefix = common::random_name("rmg");
+    let path = dir.path().join("pipeline.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "stages = [\"filter\", \"fetch\", \"write\"]\n\n[bus]\nkind = \"kafka\"\n\
+             brokers = {brokers:?}\ngroup_prefix = {group_prefix:?}\n\n\
+             [bus.consumer_options]\n\"session.timeout.ms\" = \"6000\"\n\
+             \"heartbeat.interval.ms\" = \"1000\"\n\n\
+             [topics]\nprefix = {prefix:?}\n\n[write]\noutput = {:?}\n",
+            dir.path().join("out").to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let pipeline = altflow::config::Pipeline::load(&path).unwrap();
+    let group = pipeline.group(altflow::config::StageName::Write);
+    let unique = pipeline.topic("unique");
+    backend
+        .bus
+        .create_topics(&[TopicSpec {
+            name: unique.clone(),
+            partitions: 2,
+        }])
+        .await
+        .unwrap();
+    let producer = backend.bus.producer().unwrap();
+    let total = 40;
+    let messages = (0..total)
+        .map(|i| message(&unique, &format!("k{i}"), i.to_string()))
+        .collect();
+    producer.send_all(messages).await.unwrap();
+    // The writer of the pipeline with dedup read half of what dedup wrote.
+    let mut writer = backend
+        .bus
+        .consumer(&group, std::slice::from_ref(&unique))
+        .await
+        .unwrap();
+    let got = collect(writer.as_mut(), total, backend.patience).await;
+    let (ends, committed) = commit_half(writer.as_mut(), &unique, &got).await;
+    writer.close().await.unwrap();
+
+    let unread = backend
+        .bus
+        .unread(&group, &[unique.clone(), common::random_name("absent")])
+        .await
+        .unwrap();
+    // Every partition the group left, from where it stopped; its end is the high watermark, or
+    // (where the broker's lags, as tansu's memory engine's does) past the first record found.
+    let seen: BTreeMap<i32, i64> = unread.iter().map(|u| (u.partition, u.committed)).collect();
+    assert_eq!(seen, committed, "{unread:?}");
+    assert!(
+        unread
+            .iter()
+            .all(|u| u.end > u.committed && u.end <= ends[&u.partition]),
+        "{unread:?}"
+    );
+
+    let stage = |patience: Duration| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_altflow"))
+            .args(["stage", "write", "--pipeline"])
+            .arg(&path)
+            .stderr(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let lines = std::thread::spawn(move || {
+            use std::io::BufRead;
+            let mut log = String::new();
+            for line in std::io::BufReader::new(stderr).lines() {
+                let line = line.unwrap_or_default();
+                log.push_str(&line);
+                log.push('\n');
+                if line.contains("stage started") {
+                    break;
+                }
+            }
+            log
+        });
+        let deadline = Instant::now() + patience;
+        let exited = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if lines.is_finished() || Instant::now() > deadline {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let _ = child.kill();
+        let _ = child.wait();
+        (exited, lines.join().unwrap())
+    };
+    let (exited, log) = stage(backend.patience);
+    assert!(exited.is_some_and(|s| !s.success()), "{log}");
+    assert!(
+        log.contains(&unique) && log.contains("records unread"),
+        "{log}"
+    );
+    for (p, offset) in &committed {
+        assert!(log.contains(&format!("{unique}[{p}] {offset}..")), "{log}");
+    }
+    let left: i64 = ends.iter().map(|(p, end)| end - committed[p]).sum();
+
+    // The old writer reads the rest: nothing is left behind, and the new one starts.
+    let mut writer = backend
+        .bus
+        .consumer(&group, std::slice::from_ref(&unique))
+        .await
+        .unwrap();
+    collect(writer.as_mut(), left as usize, backend.patience).await;
+    for (p, end) in &ends {
+        writer.store_offset(&unique, *p, *end).unwrap();
+    }
+    writer.commit().await.unwrap();
+    writer.close().await.unwrap();
+    let (exited, log) = stage(backend.patience);
+    assert!(exited.is_none() && log.contains("stage started"), "{log}");
+}

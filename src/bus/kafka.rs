@@ -153,6 +153,14 @@ impl Bus for KafkaBus {
             .expect("the offsets hand-over panicked")
     }
 
+    async fn unread(&self, group: &str, topics: &[String]) -> Result<Vec<super::Unread>> {
+        let bus = KafkaBus::new(self.settings.clone());
+        let (group, topics) = (group.to_string(), topics.to_vec());
+        tokio::task::spawn_blocking(move || bus.unread_now(&group, &topics))
+            .await
+            .expect("reading a group's unread records panicked")
+    }
+
     async fn consumer(&self, group: &str, topics: &[String]) -> Result<Box<dyn Consumer>> {
         let mut config = self.config(&BTreeMap::new());
         config
@@ -236,6 +244,75 @@ impl KafkaBus {
             .collect())
     }
 
+    /// [`Bus::unread`], blocking.
+    fn unread_now(&self, group: &str, topics: &[String]) -> Result<Vec<super::Unread>> {
+        let client = self.group_client(group)?;
+        // A consumer's metadata request does not create the topic (librdkafka's
+        // allow.auto.create.topics is false for consumers): a missing one has no partitions.
+        let mut partitions: Vec<(String, i32)> = Vec::new();
+        for topic in topics {
+            let metadata = client
+                .fetch_metadata(Some(topic), OFFSETS_TIMEOUT)
+                .map_err(kafka("read topic metadata"))?;
+            for t in metadata.topics().iter().filter(|t| t.error().is_none()) {
+                partitions.extend(
+                    t.partitions()
+                        .iter()
+                        .map(|p| (t.name().to_string(), p.id())),
+                );
+            }
+        }
+        let committed = Self::committed(&client, &partitions)?;
+        let mut ends: HashMap<(String, i32), i64> = HashMap::new();
+        for (key, &offset) in &committed {
+            let (_, high) = client
+                .fetch_watermarks(&key.0, key.1, OFFSETS_TIMEOUT)
+                .map_err(kafka("read watermarks"))?;
+            ends.insert(key.clone(), high.max(offset));
+        }
+        // A broker's high watermark can lag its last record (tansu's memory engine counts record
+        // batches), so where it says nothing is left, a read from the committed offset decides.
+        let mut probe = TopicPartitionList::new();
+        for (key, &offset) in &committed {
+            if ends[key] <= offset {
+                probe
+                    .add_partition_offset(&key.0, key.1, Offset::Offset(offset))
+                    .map_err(kafka("probe unread records"))?;
+            }
+        }
+        if probe.count() > 0 {
+            client
+                .assign(&probe)
+                .map_err(kafka("probe unread records"))?;
+            let deadline = std::time::Instant::now() + PROBE_TIMEOUT;
+            let mut seen = std::collections::HashSet::new();
+            while seen.len() < probe.count() && std::time::Instant::now() < deadline {
+                match client.poll(Duration::from_millis(100)) {
+                    Some(Ok(message)) => {
+                        let key = (message.topic().to_string(), message.partition());
+                        let end = ends.entry(key.clone()).or_default();
+                        *end = (*end).max(message.offset() + 1);
+                        seen.insert(key);
+                    }
+                    Some(Err(error)) => return Err(kafka("probe unread records")(error)),
+                    None => {}
+                }
+            }
+        }
+        let mut unread: Vec<super::Unread> = committed
+            .into_iter()
+            .filter(|(key, offset)| ends[key] > *offset)
+            .map(|((topic, partition), committed)| super::Unread {
+                end: ends[&(topic.clone(), partition)],
+                topic,
+                partition,
+                committed,
+            })
+            .collect();
+        unread.sort_by(|a, b| (&a.topic, a.partition).cmp(&(&b.topic, b.partition)));
+        Ok(unread)
+    }
+
     /// [`Bus::hand_over`], blocking.
     fn hand_over_now(
         &self,
@@ -311,6 +388,10 @@ impl KafkaBus {
 
 /// How long reading or committing a group's offsets may take before the stage fails to start.
 const OFFSETS_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long [`Bus::unread`] reads, where the high watermark says a group read everything, for a
+/// record past the group's committed offset.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// A message with the epoch of its partition when it was fetched.
 struct Fetched {

@@ -112,6 +112,29 @@ pub trait Bus: Send + Sync {
     ) -> Result<Vec<Handover>> {
         Ok(Vec::new())
     }
+
+    /// The partitions of `topics` (those that exist) where `group` has committed an offset short of
+    /// the partition's end: records the group began reading and left. A stage whose input changed
+    /// asks it of the topics no stage reads any more, whose unread records would otherwise be lost
+    /// (the stage before it was removed). A bus whose groups do not outlive the process has none.
+    async fn unread(&self, _group: &str, _topics: &[String]) -> Result<Vec<Unread>> {
+        Ok(Vec::new())
+    }
+}
+
+/// A partition a group has read part of: its committed offset is below the partition's end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unread {
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// The group's committed offset.
+    pub committed: i64,
+    /// Where the partition ends, as far as is known: its high watermark (the offset its next
+    /// record will take), or one past the record a read found there where the broker's watermark
+    /// lags (a lower bound).
+    pub end: i64,
 }
 
 /// A partition whose start [`Bus::hand_over`] moved.
