@@ -37,5 +37,18 @@ fn main() -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(cli::dispatch(cli.command))
+    match runtime.block_on(cli::dispatch(cli.command)) {
+        // The reader of our output went away (`altflow inspect … | head`): nothing more to say.
+        Err(error) if is_broken_pipe(&error) => Ok(()),
+        result => result,
+    }
+}
+
+/// Whether `error` comes from writing to a pipe whose reader has closed it.
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

@@ -168,6 +168,7 @@ pub async fn inspect(args: InspectArgs) -> anyhow::Result<()> {
         }
         samples.entry(key.to_string()).or_default().push(member);
     }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for key in order.iter().take(limit) {
         let parts = &samples[key];
         let find = |ext: &str| {
@@ -184,20 +185,23 @@ pub async fn inspect(args: InspectArgs) -> anyhow::Result<()> {
             .unwrap_or(serde_json::Value::Null);
         let jpg = find(".jpg").map(|d| d.len()).unwrap_or(0);
         if json {
-            println!(
+            writeln!(
+                out,
                 "{}",
                 serde_json::json!({"key": key, "caption": caption, "jpg_bytes": jpg, "meta": meta})
-            );
+            )?;
         } else {
-            println!(
+            writeln!(
+                out,
                 "{key}  {}x{} jpg {jpg} B  {:?}\n    from {}",
                 meta["width"],
                 meta["height"],
                 caption,
                 meta["image_url"].as_str().unwrap_or("?")
-            );
+            )?;
         }
     }
+    out.flush()?;
     if !json {
         println!("{} sample(s) in {shard}", order.len());
     }

@@ -181,6 +181,15 @@ enum Failure {
 }
 
 impl Failure {
+    /// A reading thread that did not finish: it panicked (with this message) or was cancelled.
+    fn joined(error: tokio::task::JoinError) -> Self {
+        Failure::Panicked(match error.try_into_panic() {
+            Ok(panic) => crate::stage::panic_message(&*panic),
+            Err(error) => error.to_string(),
+        })
+    }
+
+    /// What went wrong, for a report.
     fn text(&self) -> String {
         match self {
             Failure::Open(error) => error.to_string(),
@@ -298,13 +307,7 @@ async fn read_records(
             found: Vec::new(),
             bytes: 0,
             damaged: Vec::new(),
-            stopped: Some((
-                0,
-                Failure::Panicked(match error.try_into_panic() {
-                    Ok(panic) => crate::stage::panic_message(&*panic),
-                    Err(error) => error.to_string(),
-                }),
-            )),
+            stopped: Some((0, Failure::joined(error))),
         })
 }
 
@@ -339,10 +342,7 @@ async fn read(
         .await
         .unwrap_or_else(|error| Outcome {
             found: Vec::new(),
-            read: Err(Failure::Panicked(match error.try_into_panic() {
-                Ok(panic) => crate::stage::panic_message(&*panic),
-                Err(error) => error.to_string(),
-            })),
+            read: Err(Failure::joined(error)),
         })
 }
 
