@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{DataType, Int64Type};
 use datafusion::execution::SendableRecordBatchStream;
+use datafusion::execution::context::SQLOptions;
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
 use futures::StreamExt;
 use url::Url;
@@ -110,8 +111,13 @@ impl Selection {
             "SELECT warc_filename, warc_record_offset, warc_record_length FROM {TABLE} \
              WHERE ({condition})"
         );
+        // The condition is the pipeline file's, but a query over the index is all it may make.
+        let only_queries = SQLOptions::new()
+            .with_allow_ddl(false)
+            .with_allow_dml(false)
+            .with_allow_statements(false);
         let stream = ctx
-            .sql(&query)
+            .sql_with_options(&query, only_queries)
             .await
             .map_err(|e| error(format!("`{condition}`: {e}")))?
             .execute_stream()
