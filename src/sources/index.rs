@@ -225,3 +225,95 @@ impl Selection {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{ArrayRef, Int32Array, RecordBatch as Batch, StringArray};
+
+    /// An index of `rows` rows, row `i` in file `file(i)` at offset `i * 100`.
+    fn index(dir: &std::path::Path, rows: usize, file: impl Fn(usize) -> String) -> String {
+        let batch = Batch::try_from_iter([
+            (
+                "warc_filename",
+                std::sync::Arc::new(StringArray::from_iter_values((0..rows).map(&file)))
+                    as ArrayRef,
+            ),
+            (
+                "warc_record_offset",
+                std::sync::Arc::new(Int32Array::from_iter_values(
+                    (0..rows).map(|i| i as i32 * 100),
+                )),
+            ),
+            (
+                "warc_record_length",
+                std::sync::Arc::new(Int32Array::from_iter_values((0..rows).map(|_| 100))),
+            ),
+        ])
+        .unwrap();
+        let path = dir.join("index.parquet");
+        let mut writer = parquet::arrow::ArrowWriter::try_new(
+            std::fs::File::create(&path).unwrap(),
+            batch.schema(),
+            None,
+        )
+        .unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        path.to_string_lossy().into_owned()
+    }
+
+    async fn groups(index: &str, condition: &str) -> Vec<Vec<Group>> {
+        let mut selection = Selection::open(
+            &[index.to_string()],
+            condition,
+            "s3://commoncrawl/",
+            &Default::default(),
+            "archives[0].select",
+        )
+        .await
+        .unwrap();
+        let mut all = Vec::new();
+        while let Some(groups) = selection.next().await.unwrap() {
+            all.push(groups);
+        }
+        all
+    }
+
+    #[tokio::test]
+    async fn a_files_records_are_published_in_groups_of_32_as_they_fill() {
+        let dir = tempfile::tempdir().unwrap();
+        // 100 rows over 3 files, interleaved as an index sorted by URL interleaves them.
+        let index = index(dir.path(), 100, |i| {
+            format!("crawl-data/x/f{}.warc.gz", i % 3)
+        });
+        let calls = groups(&index, "warc_record_offset >= 0").await;
+        let all: Vec<&Group> = calls.iter().flatten().collect();
+        assert!(all.iter().all(|g| g.ranges.len() <= 2 * RANGES_PER_RECORD));
+        assert!(
+            all.iter()
+                .all(|g| g.file.starts_with("s3://commoncrawl/crawl-data/x/f"))
+        );
+        let mut offsets: Vec<u64> = all
+            .iter()
+            .flat_map(|g| g.ranges.chunks(2).map(|p| p[0]))
+            .collect();
+        offsets.sort();
+        assert_eq!(offsets, (0..100).map(|i| i * 100).collect::<Vec<u64>>());
+        // Each file's first 32 records went out as soon as they were there; the rest at the end.
+        assert_eq!(all.iter().filter(|g| g.ranges.len() == 64).count(), 3);
+    }
+
+    #[tokio::test]
+    async fn held_records_are_bounded_whatever_the_selection() {
+        let dir = tempfile::tempdir().unwrap();
+        // Every row in a file of its own: no group ever fills, so only the bound flushes them.
+        let rows = HELD_RECORDS + 1000;
+        let index = index(dir.path(), rows, |i| format!("f{i}.warc.gz"));
+        let calls = groups(&index, "warc_record_length = 100").await;
+        assert!(calls.len() >= 2, "flushed before the end");
+        let held_at_most = calls.iter().map(Vec::len).max().unwrap();
+        assert!(held_at_most <= HELD_RECORDS + 8192, "{held_at_most}");
+        assert_eq!(calls.iter().map(Vec::len).sum::<usize>(), rows);
+    }
+}
