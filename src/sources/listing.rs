@@ -16,8 +16,9 @@ pub const COMMON_CRAWL: &str = "https://data.commoncrawl.org/";
 /// The part of a columnar index file's path that marks the subset of successful captures.
 const INDEX_SUBSET: &str = "/subset=warc/";
 
-/// Where the `warc_filename`s of a selection's index rows are: `base`, else for a crawl Common
-/// Crawl's HTTPS server, for a manifest its base, for a path its folder.
+/// What an entry's relative paths are relative to (a manifest's lines, a crawl's manifest, a
+/// selection's `warc_filename`s): `base`, else for a crawl Common Crawl's HTTPS server, for a
+/// manifest its base, for a path its folder.
 pub fn archive_base(config: &ArchiveConfig) -> String {
     if !config.base.is_empty() {
         return with_slash(&config.base);
@@ -61,10 +62,9 @@ pub async fn list_archives(config: &ArchiveConfig) -> Result<Vec<String>, Source
         row: 0,
         reason,
     })?;
-    let given_base = (!config.base.is_empty()).then(|| with_slash(&config.base));
     let path = config.path.as_deref().unwrap_or_default();
     let files = if let Some(crawl) = &config.crawl {
-        let base = given_base.unwrap_or_else(|| COMMON_CRAWL.to_string());
+        let base = archive_base(config);
         if config.select.is_some() {
             // The columnar index's files of every subset are listed together; only `warc`
             // (successful captures) points at pages.
@@ -75,7 +75,7 @@ pub async fn list_archives(config: &ArchiveConfig) -> Result<Vec<String>, Source
             read_manifest(&manifest, &base, config, slice, None).await?
         }
     } else if let Some(manifest) = &config.manifest {
-        let base = given_base.unwrap_or_else(|| manifest_base(manifest));
+        let base = archive_base(config);
         read_manifest(manifest, &base, config, slice, None).await?
     } else if is_pattern(path) {
         let mut files = list_matching(path, config).await?;
