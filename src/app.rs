@@ -300,16 +300,15 @@ async fn publish_archives(
     let topic: Arc<str> = Arc::from(pipeline.topic("archives"));
     let messages: Vec<OutMessage> = files
         .iter()
-        .map(|path| OutMessage {
-            topic: topic.clone(),
-            key: path.clone().into_bytes().into(),
-            payload: ArchiveSegment {
-                path: path.clone(),
-                source: source as u32,
-                ..Default::default()
-            }
-            .to_bytes()
-            .into(),
+        .map(|path| {
+            archive_message(
+                &topic,
+                ArchiveSegment {
+                    path: path.clone(),
+                    source: source as u32,
+                    ..Default::default()
+                },
+            )
         })
         .collect();
     producer.send_all(messages).await?;
@@ -318,6 +317,15 @@ async fn publish_archives(
         "published archives for the extract stage"
     );
     Ok(files.len())
+}
+
+/// A segment for the archives topic, keyed by its file so that a file's records share a partition.
+fn archive_message(topic: &Arc<str>, segment: ArchiveSegment) -> OutMessage {
+    OutMessage {
+        topic: topic.clone(),
+        key: segment.path.clone().into_bytes().into(),
+        payload: segment.to_bytes().into(),
+    }
 }
 
 /// Runs `[[archives]]` entry `source`'s selection over the index files `index` and publishes the
@@ -350,18 +358,15 @@ async fn publish_selection(
             .into_iter()
             .map(|group| {
                 records += group.ranges.len() / 2;
-                OutMessage {
-                    topic: topic.clone(),
-                    key: group.file.clone().into_bytes().into(),
-                    payload: ArchiveSegment {
+                archive_message(
+                    &topic,
+                    ArchiveSegment {
                         path: group.file,
                         source: source as u32,
                         ranges: group.ranges,
                         ..Default::default()
-                    }
-                    .to_bytes()
-                    .into(),
-                }
+                    },
+                )
             })
             .collect();
         producer.send_all(messages).await?;
