@@ -220,6 +220,7 @@ enum Read {
 }
 
 /// What reading a selection's records gave.
+#[derive(Default)]
 struct RecordsOutcome {
     found: Vec<Candidate>,
     /// Bytes read.
@@ -228,6 +229,16 @@ struct RecordsOutcome {
     damaged: Vec<(u64, u64, String)>,
     /// Where reading stopped, if it did: the index of the first record not read, and why.
     stopped: Option<(usize, Failure)>,
+}
+
+/// Where a failed segment came from, for retries and the failures topic: its file.
+fn origin(input: &Input<ArchiveSegment>) -> Failed<'_> {
+    Failed {
+        topic: &input.topic,
+        key: &input.record.path,
+        id: "",
+        url: &input.record.path,
+    }
 }
 
 /// Records fetched at once from one file: ranged requests overlap their latency.
@@ -243,12 +254,7 @@ async fn read_records(
 ) -> RecordsOutcome {
     use futures::StreamExt;
     let pairs: Vec<(u64, u64)> = segment.ranges.chunks(2).map(|p| (p[0], p[1])).collect();
-    let mut outcome = RecordsOutcome {
-        found: Vec::new(),
-        bytes: 0,
-        damaged: Vec::new(),
-        stopped: None,
-    };
+    let mut outcome = RecordsOutcome::default();
     let file = match crate::sources::Ranged::open(&segment.path, &options) {
         Ok(file) => std::sync::Arc::new(file),
         Err(error) => {
@@ -304,10 +310,8 @@ async fn read_records(
     tokio::task::spawn_blocking(work)
         .await
         .unwrap_or_else(|error| RecordsOutcome {
-            found: Vec::new(),
-            bytes: 0,
-            damaged: Vec::new(),
             stopped: Some((0, Failure::joined(error))),
+            ..Default::default()
         })
 }
 
@@ -491,12 +495,7 @@ impl ExtractStage {
         for candidate in &outcome.found {
             out.emit(&self.output, &candidate.id, candidate);
         }
-        let origin = Failed {
-            topic: &input.topic,
-            key: &segment.path,
-            id: "",
-            url: &segment.path,
-        };
+        let origin = origin(input);
         for (offset, length, why) in outcome.damaged {
             let detail = format!("{}, the record at byte {offset}: {why}", segment.path);
             tracing::error!(%detail, "a selected record is damaged; the others are kept");
@@ -534,12 +533,7 @@ impl ExtractStage {
         out: &mut Emitter,
     ) {
         let segment = &input.record;
-        let origin = Failed {
-            topic: &input.topic,
-            key: &segment.path,
-            id: "",
-            url: &segment.path,
-        };
+        let origin = origin(input);
         if failure.is_transient() {
             tracing::warn!(%detail, "reading an archive broke");
             let error = FetchError::new(Reason::Network, detail);
