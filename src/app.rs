@@ -634,7 +634,7 @@ pub fn spawn_stage(
             launch.batch(s)
         }
         StageName::Retry => {
-            let s = RetryStage::new();
+            let s = RetryStage::from_config(&pipeline.retry).map_err(|e| fail(e.into()))?;
             launch.batch(s)
         }
         StageName::Write => {

@@ -41,6 +41,8 @@ struct Metrics {
     shards_adopted: IntCounter,
     archive_bytes: IntCounterVec,
     archive_segments_skipped: IntCounterVec,
+    retry_parked: IntGaugeVec,
+    retry_spill_bytes: IntGauge,
     names: Vec<String>,
 }
 
@@ -206,6 +208,22 @@ fn metrics() -> &'static Metrics {
              segment published twice around a member's crash).",
             &["stage"],
         );
+        let retry_parked = IntGaugeVec::new(
+            Opts::new(
+                "retry_parked_records",
+                "Records the retry stage holds until their backoff has passed, by where they wait: \
+                 memory, or disk (spilled past retry.memory_mb).",
+            ),
+            &["location"],
+        )
+        .expect("valid metric");
+        register(Box::new(retry_parked.clone()));
+        let retry_spill_bytes = IntGauge::new(
+            "retry_spill_bytes",
+            "Bytes of the retry stage's spill files on local disk.",
+        )
+        .expect("valid metric");
+        register(Box::new(retry_spill_bytes.clone()));
         let mut names = names.into_inner();
         names.sort();
         Metrics {
@@ -237,6 +255,8 @@ fn metrics() -> &'static Metrics {
             shards_adopted,
             archive_bytes,
             archive_segments_skipped,
+            retry_parked,
+            retry_spill_bytes,
         }
     })
 }
@@ -426,6 +446,38 @@ impl WebMetrics {
     /// Hosts counted by [`WebMetrics::crawl_delay_capped`] so far.
     pub fn crawl_delays_capped(&self) -> u64 {
         self.crawl_delay_capped.get()
+    }
+}
+
+/// The retry stage's backlog gauges.
+pub struct RetryMetrics {
+    memory: IntGauge,
+    disk: IntGauge,
+    spill_bytes: IntGauge,
+}
+
+impl RetryMetrics {
+    /// The process's handle (one retry stage per process).
+    pub fn new() -> Self {
+        let m = metrics();
+        Self {
+            memory: m.retry_parked.with_label_values(&["memory"]),
+            disk: m.retry_parked.with_label_values(&["disk"]),
+            spill_bytes: m.retry_spill_bytes.clone(),
+        }
+    }
+
+    /// `parked` records wait now, `on_disk` of them in spill files of `spill_bytes` bytes.
+    pub fn parked(&self, parked: usize, on_disk: usize, spill_bytes: u64) {
+        self.memory.set((parked - on_disk) as i64);
+        self.disk.set(on_disk as i64);
+        self.spill_bytes.set(spill_bytes as i64);
+    }
+}
+
+impl Default for RetryMetrics {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

@@ -1,7 +1,9 @@
 //! The fetch ↔ retry cycle never deadlocks: fetch parks transient failures on the retry topic and
 //! the retry stage sends them back to fetch's input, so if both waited on a full topic of the
 //! other, neither would ever read again. Hosts that are down (connection refused) or whose
-//! robots.txt answers 503 fail every record transiently, many times over.
+//! robots.txt answers 503 fail every record transiently, many times over. The retry stage's memory
+//! budget is zero here, so every parked record waits on disk (its spill files) and comes back from
+//! there.
 
 mod common;
 
@@ -47,6 +49,8 @@ min_host_delay = "0ms"
 max_attempts = 4
 base_delay = "5ms"
 max_delay = "20ms"
+memory_mb = 0
+spill_dir = "spill"
 [[url_lists]]
 path = "list.csv"
 url_column = "url"
@@ -94,4 +98,9 @@ output = {:?}
     // Every URL ends as a rejection of fetch once its attempts are spent, none is lost on the way.
     let fetch = common::funnel_row(&funnel, "fetch");
     assert_eq!(fetch[2..4], ["0", &URLS.to_string()], "{funnel}");
+    // The spill files went with the run: their folder is empty.
+    let spill: Vec<_> = std::fs::read_dir(dir.path().join("spill"))
+        .expect("the retry stage checked its spill folder at start")
+        .collect();
+    assert!(spill.is_empty(), "left behind: {spill:?}");
 }

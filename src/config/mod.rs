@@ -633,6 +633,17 @@ pub struct RetryConfig {
     /// Longest wait before a retry.
     #[serde(default = "default_max_delay", with = "humantime_serde")]
     pub max_delay: Duration,
+    /// Memory the retry stage may fill with parked records (MiB, payloads counted); the rest wait
+    /// in spill files on local disk, so a host down for long costs disk, not memory. What stays in
+    /// memory per spilled record is about 80 bytes.
+    #[serde(default = "default_retry_memory_mb")]
+    pub memory_mb: usize,
+    /// Directory for the retry stage's spill files, relative to the pipeline file (each member
+    /// makes a folder of its own in it and removes it at exit); the system's temporary directory
+    /// when unset. The files are a cache of
+    /// the retry topic: they need not survive a crash.
+    #[serde(default)]
+    pub spill_dir: Option<PathBuf>,
 }
 
 impl Default for RetryConfig {
@@ -641,11 +652,18 @@ impl Default for RetryConfig {
             max_attempts: default_max_attempts(),
             base_delay: default_base_delay(),
             max_delay: default_max_delay(),
+            memory_mb: default_retry_memory_mb(),
+            spill_dir: None,
         }
     }
 }
 
 impl RetryConfig {
+    /// Where spill files go: `spill_dir`, or the system's temporary directory.
+    pub fn spill_dir(&self) -> PathBuf {
+        self.spill_dir.clone().unwrap_or_else(std::env::temp_dir)
+    }
+
     /// The wait before retrying after failed attempt number `attempt` (1 for the first try).
     pub fn delay(&self, attempt: u32) -> Duration {
         let factor = 1u32
@@ -663,6 +681,9 @@ fn default_base_delay() -> Duration {
 }
 fn default_max_delay() -> Duration {
     Duration::from_secs(300)
+}
+fn default_retry_memory_mb() -> usize {
+    64
 }
 
 /// Every score a scorer can attach, by the name it has in records, shards and the index (and in
@@ -1350,6 +1371,11 @@ impl Pipeline {
                 *file = dir.join(&*file);
             }
         }
+        if let Some(spill) = &mut self.retry.spill_dir
+            && spill.is_relative()
+        {
+            *spill = dir.join(&*spill);
+        }
         if let Some(site) = &mut self.sample_site
             && site.dir.is_relative()
         {
@@ -1707,6 +1733,7 @@ output = "memory://"
             max_attempts: 5,
             base_delay: Duration::from_secs(2),
             max_delay: Duration::from_secs(5),
+            ..Default::default()
         };
         assert_eq!(retry.delay(1), Duration::from_secs(2));
         assert_eq!(retry.delay(2), Duration::from_secs(4));

@@ -31,7 +31,7 @@ use crate::filter::sketch::CountMinSketch;
 use crate::reason::Reason;
 use crate::record::Sample;
 use crate::stage::held::Held;
-use crate::stage::{Emitter, Input, Stage, StageError};
+use crate::stage::{Emitter, Input, Stage, StageError, isolate};
 
 /// A test-set hash file could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -144,7 +144,7 @@ pub struct DedupStage {
     output: Arc<str>,
     test_sets: TestSets,
     /// Pairs of each partition waiting for their window to close.
-    held: Held<Vec<Sample>>,
+    held: Held<Vec<Input<Sample>>>,
     kept: BoundedSet<[u8; 32]>,
     near: NearIndex,
     texts: CountMinSketch,
@@ -182,41 +182,72 @@ impl DedupStage {
             .unwrap_or(f32::NEG_INFINITY)
     }
 
+    /// What the window's decision needs of one pair, read from the pair alone (no state changes):
+    /// `Err` with the reason it goes before the decision (incomplete, in a test set).
+    fn read(&self, pair: &Sample) -> Result<Read, (Reason, String)> {
+        let (id, url) = pair.id_and_url();
+        let Some(image) = pair.image.as_ref().filter(|_| pair.candidate.is_some()) else {
+            return Err((Reason::Incomplete, "pair without image or text".into()));
+        };
+        let Ok(sha) = <[u8; 32]>::try_from(image.sha256.as_slice()) else {
+            return Err((Reason::Incomplete, "image without a SHA-256".into()));
+        };
+        if self.test_sets.contains(&sha, image.phash) {
+            return Err((
+                Reason::TestSet,
+                format!("image {} is in a test set", hex::encode(&sha[..8])),
+            ));
+        }
+        let text = text_key(pair);
+        #[cfg(test)]
+        if text == tests::POISON {
+            panic!("a text the tests poisoned");
+        }
+        let words = pair
+            .candidate
+            .as_ref()
+            .map_or(0, |c| c.alt.split_whitespace().count());
+        Ok(Read {
+            id,
+            url,
+            sha,
+            phash: image.phash,
+            text,
+            rank: (self.score(pair), words),
+        })
+    }
+
     /// Decides one partition's window.
+    ///
+    /// Each pair is first read on its own ([`Self::read`]), isolated: a pair whose reading panics
+    /// goes to the dead letters and the window is decided without it (replayed, it would panic on
+    /// every member that took it). The decision itself changes the stage's memory of kept images
+    /// and counted texts, so it is not isolated; it works only on what the reading computed
+    /// (hashes, keys, ranks), never on the records' contents.
     fn decide(&mut self, partition: i32, out: &mut Emitter) {
         let Some((_, window)) = self.held.take(partition) else {
             return;
         };
-        // Each live pair with its image hash and the text it is compared by (computed once).
-        let mut live: Vec<(Sample, [u8; 32], String)> = Vec::with_capacity(window.len());
-        for pair in window {
-            let (id, url) = pair.id_and_url();
-            let Some(image) = pair.image.as_ref().filter(|_| pair.candidate.is_some()) else {
-                out.reject(Reason::Incomplete, &id, &url, "pair without image or text");
-                continue;
-            };
-            let Ok(sha) = <[u8; 32]>::try_from(image.sha256.as_slice()) else {
-                out.reject(Reason::Incomplete, &id, &url, "image without a SHA-256");
-                continue;
-            };
-            if self.test_sets.contains(&sha, image.phash) {
-                out.reject(
-                    Reason::TestSet,
-                    &id,
-                    &url,
-                    format!("image {} is in a test set", hex::encode(&sha[..8])),
-                );
-                continue;
+        let mut live: Vec<(Sample, Read)> = Vec::with_capacity(window.len());
+        for input in window {
+            match isolate(|| self.read(&input.record)) {
+                Ok(Ok(read)) => live.push((input.record, read)),
+                Ok(Err((reason, detail))) => {
+                    let (id, url) = input.record.id_and_url();
+                    out.reject(reason, &id, &url, detail);
+                }
+                Err(panic) => out.panicked(&input, &panic),
             }
-            let text = text_key(&pair);
-            live.push((pair, sha, text));
         }
 
         // Distinct new images per text in this window, added to what earlier windows counted.
         let mut images_per_text: HashMap<&str, HashSet<[u8; 32]>> = HashMap::new();
-        for (_, sha, text) in &live {
-            if !self.kept.contains(sha) {
-                images_per_text.entry(text).or_default().insert(*sha);
+        for (_, read) in &live {
+            if !self.kept.contains(&read.sha) {
+                images_per_text
+                    .entry(&read.text)
+                    .or_default()
+                    .insert(read.sha);
             }
         }
         let mut shared: HashMap<String, u32> = HashMap::new();
@@ -233,95 +264,96 @@ impl DedupStage {
 
         // The texts of each image, in order of the image's first pair.
         let mut order: Vec<[u8; 32]> = Vec::new();
-        let mut by_image: HashMap<[u8; 32], Vec<Sample>> = HashMap::new();
-        for (pair, sha, text) in live {
-            if let Some(&count) = shared.get(&text) {
-                let (id, url) = pair.id_and_url();
+        let mut by_image: HashMap<[u8; 32], Vec<(Sample, Read)>> = HashMap::new();
+        for (pair, read) in live {
+            if let Some(&count) = shared.get(&read.text) {
                 out.reject(
                     Reason::SharedText,
-                    &id,
-                    &url,
+                    &read.id,
+                    &read.url,
                     format!(
-                        "{text:?} came with {count} images (at most {})",
-                        self.config.max_images_per_text
+                        "{:?} came with {count} images (at most {})",
+                        read.text, self.config.max_images_per_text
                     ),
                 );
                 continue;
             }
             by_image
-                .entry(sha)
+                .entry(read.sha)
                 .or_insert_with(|| {
-                    order.push(sha);
+                    order.push(read.sha);
                     Vec::new()
                 })
-                .push(pair);
+                .push((pair, read));
         }
         for sha in order {
             let mut pairs = by_image.remove(&sha).unwrap_or_default();
-            let best = self.best(&pairs);
-            let winner = pairs.swap_remove(best);
-            let (winner_id, winner_url) = winner.id_and_url();
-            for other in pairs {
-                let (id, url) = other.id_and_url();
+            let (winner, won) = pairs.swap_remove(best(&pairs));
+            for (_, other) in pairs {
                 // The same sample again (one image and text on two pages) is a plain duplicate.
-                let (reason, detail) = if id == winner_id {
+                let (reason, detail) = if other.id == won.id {
                     (Reason::Duplicate, "the same sample came twice".to_string())
                 } else {
                     (
                         Reason::BetterText,
-                        format!("the same image is kept as {winner_id}"),
+                        format!("the same image is kept as {}", won.id),
                     )
                 };
-                out.reject(reason, &id, &url, detail);
+                out.reject(reason, &other.id, &other.url, detail);
             }
-            let phash = winner.image.as_ref().map_or(0, |i| i.phash);
             if self.kept.contains(&sha) {
                 out.reject(
                     Reason::DuplicateImage,
-                    &winner_id,
-                    &winner_url,
+                    &won.id,
+                    &won.url,
                     format!("image {} was already kept", hex::encode(&sha[..8])),
                 );
                 continue;
             }
             if self.config.near_duplicates
-                && let Some(similar) = self.near.find(phash)
+                && let Some(similar) = self.near.find(won.phash)
             {
                 out.reject(
                     Reason::NearDuplicate,
-                    &winner_id,
-                    &winner_url,
+                    &won.id,
+                    &won.url,
                     format!(
-                        "perceptual hash {phash:016x} is {} bits from kept {similar:016x}",
-                        (phash ^ similar).count_ones()
+                        "perceptual hash {:016x} is {} bits from kept {similar:016x}",
+                        won.phash,
+                        (won.phash ^ similar).count_ones()
                     ),
                 );
                 continue;
             }
             self.kept.insert(sha);
-            self.near.insert(phash);
-            out.emit(&self.output, &winner_id, &winner);
+            self.near.insert(won.phash);
+            out.emit(&self.output, &won.id, &winner);
         }
     }
+}
 
-    /// Index of the best-scored pair: highest score, then most words, then the first.
-    fn best(&self, pairs: &[Sample]) -> usize {
-        let rank = |p: &Sample| {
-            let words = p
-                .candidate
-                .as_ref()
-                .map_or(0, |c| c.alt.split_whitespace().count());
-            (self.score(p), words)
-        };
-        let mut best = (0, rank(&pairs[0]));
-        for (i, pair) in pairs.iter().enumerate().skip(1) {
-            let r = rank(pair);
-            if r.0 > best.1.0 || (r.0 == best.1.0 && r.1 > best.1.1) {
-                best = (i, r);
-            }
+/// What the window's decision needs of one pair ([`DedupStage::read`]).
+struct Read {
+    id: String,
+    url: String,
+    sha: [u8; 32],
+    phash: u64,
+    /// The text the pair is compared by ([`text_key`]).
+    text: String,
+    /// Its rank among the image's texts: score, then number of words.
+    rank: (f32, usize),
+}
+
+/// Index of the best-ranked pair: highest score, then most words, then the first.
+fn best(pairs: &[(Sample, Read)]) -> usize {
+    let mut best = 0;
+    for (i, (_, read)) in pairs.iter().enumerate().skip(1) {
+        let top = pairs[best].1.rank;
+        if read.rank.0 > top.0 || (read.rank.0 == top.0 && read.rank.1 > top.1) {
+            best = i;
         }
-        best.0
     }
+    best
 }
 
 /// The description a text is compared by: the page's alt text, lower case, white space collapsed
@@ -345,10 +377,11 @@ impl Stage for DedupStage {
     ) -> Result<(), StageError> {
         let mut full = Vec::new();
         for input in batch {
-            let window = self.held.input(input.partition, input.offset, Vec::new);
-            window.push(input.record);
-            if window.len() >= self.config.window && !full.contains(&input.partition) {
-                full.push(input.partition);
+            let partition = input.partition;
+            let window = self.held.input(partition, input.offset, Vec::new);
+            window.push(input);
+            if window.len() >= self.config.window && !full.contains(&partition) {
+                full.push(partition);
             }
         }
         for partition in full {
@@ -648,6 +681,63 @@ mod tests {
         std::fs::write(&file, "0123\n").unwrap();
         let error = TestSets::load(&[file], 4).err().unwrap().to_string();
         assert!(error.contains("coco.txt, line 1: `0123`"), "{error}");
+    }
+
+    /// A text on which the pair's reading panics (in tests only).
+    pub(super) const POISON: &str = "a poisoned text";
+
+    #[tokio::test]
+    async fn a_pair_whose_reading_panics_is_dead_lettered_and_its_window_decided_without_it() {
+        let mut s = stage(DedupConfig::default());
+        let mut out = Emitter::new(
+            "dedup",
+            Arc::from("rejects"),
+            Arc::from("retry"),
+            Arc::from("dead"),
+        );
+        let poison = pair("http://a/2", POISON, 2, 0xF0F0, 0.9);
+        let pairs = vec![
+            pair("http://a/1", "a red boat", 1, 0, 0.5),
+            poison.clone(),
+            // The poisoned pair's image with another text: kept, as if the poison had never come.
+            pair("http://b/2", "a blue boat", 2, 0xF0F0, 0.1),
+        ];
+        s.process(batch(pairs), &mut out).await.unwrap();
+        s.finish(&mut out).await.unwrap();
+        let (messages, _) = out.take();
+        let letters: Vec<crate::record::DeadLetter> = messages
+            .iter()
+            .filter(|m| &*m.topic == "dead")
+            .map(|m| crate::record::DeadLetter::from_bytes(&m.payload).unwrap())
+            .collect();
+        assert_eq!(letters.len(), 1);
+        assert_eq!((letters[0].partition, letters[0].offset), (0, 101));
+        assert!(
+            letters[0].error.contains("a text the tests poisoned"),
+            "{}",
+            letters[0].error
+        );
+        assert_eq!(Sample::from_bytes(&letters[0].payload).unwrap(), poison);
+        let kept: Vec<String> = messages
+            .iter()
+            .filter(|m| &*m.topic == "unique")
+            .map(|m| {
+                Sample::from_bytes(&m.payload)
+                    .unwrap()
+                    .candidate
+                    .unwrap()
+                    .alt
+            })
+            .collect();
+        assert_eq!(kept, ["a red boat", "a blue boat"]);
+        assert!(messages.iter().all(|m| &*m.topic != "rejects"));
+        // The stage goes on: a later window is decided as usual.
+        let (kept, _) = run(
+            &mut s,
+            vec![pair("http://a/3", "a green boat", 3, 0xFF, 0.5)],
+        )
+        .await;
+        assert_eq!(kept, ["a green boat"]);
     }
 
     #[tokio::test]

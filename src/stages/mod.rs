@@ -1,5 +1,6 @@
 //! The pipeline's stages, one module each. The writer lives in [`crate::writer`].
 
+pub mod backlog;
 pub mod crawl;
 pub mod dedup;
 pub mod extract;

@@ -1,33 +1,67 @@
 //! The retry stage: holds transiently failed records until their backoff has passed, then sends each
 //! back to the topic it came from.
 //!
-//! Parked records wait in memory, ordered by due time; the stage reports the earliest offset it still
-//! holds per partition ([`Stage::held_from`]), so a crash replays them rather than losing them.
-//! Memory grows with the transient failures of the last `retry.max_delay` only: nothing else lands
-//! on the retry topic, and each record at most `retry.max_attempts − 1` times.
+//! Parked records wait in a [`Backlog`] ordered by due time: in memory up to `retry.memory_mb`, in
+//! spill files under `retry.spill_dir` beyond it, so that a host down for an hour costs disk, not
+//! memory. The stage reports the earliest offset it still holds per partition
+//! ([`Stage::held_from`]), so a crash replays them from the retry topic rather than losing them (the
+//! spill files need not survive it). Nothing but transient failures lands on the retry topic, and
+//! each record at most `retry.max_attempts − 1` times.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
 
+use super::backlog::{Backlog, BacklogError};
+use crate::config::RetryConfig;
+use crate::metrics::RetryMetrics;
 use crate::record::Retry;
 use crate::stage::{Emitter, Input, Stage, StageError};
 
+impl From<BacklogError> for StageError {
+    fn from(error: BacklogError) -> Self {
+        StageError::failed(error)
+    }
+}
+
 /// The retry stage.
-#[derive(Default)]
 pub struct RetryStage {
-    /// Parked records by (due time, partition, offset).
-    due: BTreeMap<(u64, i32, i64), Retry>,
-    /// Offsets still parked, per partition.
-    held: HashMap<i32, BTreeSet<i64>>,
+    backlog: Backlog,
+    metrics: RetryMetrics,
 }
 
 impl RetryStage {
-    /// An empty retry stage.
-    pub fn new() -> Self {
-        Self::default()
+    /// A retry stage holding at most `memory_bytes` of parked records in memory and spilling the
+    /// rest under `spill_dir`.
+    pub fn new(memory_bytes: usize, spill_dir: &Path) -> Self {
+        Self {
+            backlog: Backlog::new(memory_bytes, spill_dir),
+            metrics: RetryMetrics::new(),
+        }
+    }
+
+    /// The stage `config` describes; fails when its spill directory cannot be written.
+    pub fn from_config(config: &RetryConfig) -> Result<Self, BacklogError> {
+        let dir = config.spill_dir();
+        Backlog::check_dir(&dir)?;
+        Ok(Self::new(config.memory_mb << 20, &dir))
+    }
+
+    /// Sends back every record due at `now` (Unix milliseconds).
+    fn send_due(&mut self, now: u64, out: &mut Emitter) -> Result<(), StageError> {
+        while let Some(retry) = self.backlog.take_due(now)? {
+            out.emit_encoded(Arc::from(retry.topic.as_str()), &retry.key, retry.payload);
+        }
+        self.report();
+        Ok(())
+    }
+
+    fn report(&self) {
+        let (parked, on_disk) = self.backlog.len();
+        self.metrics
+            .parked(parked, on_disk, self.backlog.disk_bytes());
     }
 }
 
@@ -48,42 +82,25 @@ impl Stage for RetryStage {
         out: &mut Emitter,
     ) -> Result<(), StageError> {
         for input in batch {
-            self.held
-                .entry(input.partition)
-                .or_default()
-                .insert(input.offset);
-            self.due.insert(
-                (input.record.not_before_ms, input.partition, input.offset),
-                input.record,
-            );
+            self.backlog
+                .park(input.partition, input.offset, input.record)?;
         }
-        self.tick(out).await
+        self.send_due(now_ms(), out)
     }
 
     async fn tick(&mut self, out: &mut Emitter) -> Result<(), StageError> {
-        let now = now_ms();
-        while let Some(entry) = self.due.first_entry() {
-            if entry.key().0 > now {
-                break;
-            }
-            let ((_, partition, offset), retry) = entry.remove_entry();
-            if let Some(held) = self.held.get_mut(&partition) {
-                held.remove(&offset);
-            }
-            out.emit_encoded(Arc::from(retry.topic.as_str()), &retry.key, retry.payload);
-        }
-        Ok(())
+        self.send_due(now_ms(), out)
     }
 
     fn held_from(&self, _topic: &str, partition: i32) -> Option<i64> {
-        self.held.get(&partition).and_then(|h| h.first().copied())
+        self.backlog.held_from(partition)
     }
 
     async fn revoked(&mut self, partitions: &[(Arc<str>, i32)]) {
         for (_, partition) in partitions {
-            self.held.remove(partition);
-            self.due.retain(|(_, p, _), _| p != partition);
+            self.backlog.revoke(*partition);
         }
+        self.report();
     }
 }
 
@@ -108,7 +125,8 @@ mod tests {
 
     #[tokio::test]
     async fn due_records_go_back_and_later_ones_are_held() {
-        let mut stage = RetryStage::new();
+        let dir = tempfile::tempdir().unwrap();
+        let mut stage = RetryStage::new(1 << 20, dir.path());
         let mut out = Emitter::new(
             "retry",
             Arc::from("rejects"),
