@@ -470,14 +470,37 @@ path = "{url_list}"
             Path(self.args.report).write_text(json.dumps(report))
         if any(problems.values()):
             self.print_log_excerpts()
+            self.print_offsets()
             return 1
         return 0
+
+    def print_offsets(self):
+        """For a failed run, each group's committed offset against the end of each partition it
+        reads: records left unread tell a stall from a loss."""
+        from confluent_kafka import Consumer, TopicPartition
+        marks = self.watermarks()
+        inputs = {"filter": ["candidates"], "fetch": ["accepted"], "qgen": ["pairs"],
+                  "write": ["pairs", "samples"], "retry": ["retry"]}
+        for stage, topics in inputs.items():
+            client = Consumer({"bootstrap.servers": f"127.0.0.1:{self.broker_port}",
+                               "group.id": f"g{self.run}.-{stage}"})
+            try:
+                wanted = [TopicPartition(f"t{self.run}.{t}", p) for t in topics for p in range(4)]
+                for tp in client.committed(wanted, timeout=30):
+                    end = marks.get(f"{tp.topic}[{tp.partition}]")
+                    print(f"offsets: {stage} on {tp.topic}[{tp.partition}]: committed "
+                          f"{tp.offset}, end {end}", file=sys.stderr)
+            except Exception as error:  # a diagnosis must not hide the failure it explains
+                print(f"offsets of {stage}: {error}", file=sys.stderr)
+            finally:
+                client.close()
 
     def print_log_excerpts(self, per_member=12):
         """For a failed run, each member's warnings, errors and group changes (the last ones),
         on stderr: a CI run keeps no work directory."""
         wanted = (" WARN ", " ERROR ", "joined the consumer group", "partitions assigned",
-                  "partitions revoked", "took the partition", "panicked")
+                  "partitions revoked", "took the partition", "panicked", "stage started",
+                  "draining", "stage stopped")
         for log in sorted(self.work.glob("*-[a-z].log")):
             lines = [line.rstrip() for line in log.read_text(errors="replace").splitlines()
                      if any(w in line for w in wanted)]

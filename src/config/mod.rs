@@ -638,10 +638,10 @@ pub struct RetryConfig {
     /// memory per spilled record is about 80 bytes.
     #[serde(default = "default_retry_memory_mb")]
     pub memory_mb: usize,
-    /// Directory for the retry stage's spill files, relative to the pipeline file (each member
-    /// makes a folder of its own in it and removes it at exit); the system's temporary directory
-    /// when unset. The files are a cache of
-    /// the retry topic: they need not survive a crash.
+    /// Directory for the retry stage's spill files, relative to the pipeline file; the system's
+    /// temporary directory when unset. Each member makes a folder of its own in it, removed at
+    /// exit, and at start removes the folders of members that died. The files are a cache of the
+    /// retry topic: they need not survive a crash.
     #[serde(default)]
     pub spill_dir: Option<PathBuf>,
 }

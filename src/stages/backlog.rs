@@ -7,8 +7,11 @@
 //! topic. That is why the files need no fsync, no index on disk and no recovery.
 //!
 //! What stays in memory per spilled record is its place in the due order and in its partition's
-//! held offsets (about 80 bytes); its payload is on disk. Files are written in segments and a
-//! segment is deleted once every record in it has gone back or was revoked.
+//! held offsets (about 80 bytes, from the entries' sizes and the trees' slack); its payload is on
+//! disk. Files are written in segments and a segment is deleted once every record in it has gone
+//! back or was revoked. Each backlog's folder holds a lock file it keeps locked while it lives; a
+//! member killed outright leaves its folder behind, and the next one to start on the same
+//! directory removes every folder whose lock no process holds.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
@@ -17,6 +20,9 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::record::{Record, Retry};
+
+/// The lock file of a spill folder.
+const LOCK: &str = "lock";
 
 /// Bytes a spill segment grows to before the next one starts (smaller segments free disk sooner).
 const SEGMENT_BYTES: u64 = 16 << 20;
@@ -69,9 +75,10 @@ pub struct Backlog {
     /// Payload bytes held in memory, and the most they may be.
     memory: usize,
     budget: usize,
-    /// The spill directory (made on first spill, removed with the backlog), and its segments.
+    /// The spill directory (made on first spill, removed with the backlog), and its lock file,
+    /// held while the directory is in use, and its segments.
     dir: PathBuf,
-    made_dir: bool,
+    lock: Option<File>,
     segments: BTreeMap<u32, Segment>,
     /// The segment being written.
     current: u32,
@@ -101,14 +108,15 @@ impl Backlog {
             memory: 0,
             budget,
             dir,
-            made_dir: false,
+            lock: None,
             segments: BTreeMap::new(),
             current: 0,
         }
     }
 
     /// Checks at start that `spill_dir` is a directory the stage can write, so that a bad setting
-    /// fails then rather than when the first host goes down.
+    /// fails then rather than when the first host goes down; and removes the spill folders of
+    /// members that died without removing theirs (a folder whose lock no live process holds).
     pub fn check_dir(spill_dir: &Path) -> Result<(), BacklogError> {
         let io = |source| BacklogError::Io {
             path: spill_dir.to_path_buf(),
@@ -117,7 +125,25 @@ impl Backlog {
         std::fs::create_dir_all(spill_dir).map_err(io)?;
         let probe = spill_dir.join(format!(".altflow-probe-{}", std::process::id()));
         File::create(&probe).map_err(io)?;
-        std::fs::remove_file(&probe).map_err(io)
+        std::fs::remove_file(&probe).map_err(io)?;
+        for entry in std::fs::read_dir(spill_dir).map_err(io)?.flatten() {
+            let folder = entry.path();
+            let ours = entry
+                .file_name()
+                .to_str()
+                .is_some_and(|n| n.starts_with("altflow-retry-"));
+            // A folder without a lock file yet is being made: left alone.
+            let Ok(lock) = File::open(folder.join(LOCK)) else {
+                continue;
+            };
+            if ours && lock.try_lock().is_ok() {
+                tracing::info!(folder = %folder.display(), "removing a dead member's spill files");
+                if let Err(error) = std::fs::remove_dir_all(&folder) {
+                    tracing::warn!(folder = %folder.display(), %error, "could not remove");
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Parks `retry`, read at `partition`/`offset`, until `retry.not_before_ms`.
@@ -208,9 +234,14 @@ impl Backlog {
 
     /// Appends `retry` to the current segment (starting a new one when it is full).
     fn spill(&mut self, retry: &Retry) -> Result<Parked, BacklogError> {
-        if !self.made_dir {
+        if self.lock.is_none() {
             std::fs::create_dir_all(&self.dir).map_err(self.io(&self.dir))?;
-            self.made_dir = true;
+            // Held for the backlog's life; the OS lets it go when the process dies, however it
+            // dies, which is how a later member's `check_dir` tells a dead member's folder.
+            let path = self.dir.join(LOCK);
+            let lock = File::create(&path).map_err(self.io(&path))?;
+            lock.lock().map_err(self.io(&path))?;
+            self.lock = Some(lock);
         }
         if self
             .segments
@@ -299,7 +330,7 @@ impl Backlog {
 
 impl Drop for Backlog {
     fn drop(&mut self) {
-        if self.made_dir {
+        if self.lock.is_some() {
             // Best effort: the files are a cache of the retry topic.
             let _ = std::fs::remove_dir_all(&self.dir);
         }
@@ -350,6 +381,14 @@ mod tests {
             .collect()
     }
 
+    /// The spill segments under `dir`.
+    fn segments(dir: &Path) -> Vec<PathBuf> {
+        walk(dir)
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "spill"))
+            .collect()
+    }
+
     #[test]
     fn records_past_the_memory_budget_wait_on_disk_and_come_back_whole_in_due_order() {
         let dir = tempfile::tempdir().unwrap();
@@ -369,7 +408,7 @@ mod tests {
         assert_eq!(parked, 3000);
         assert!(on_disk >= 2990, "{on_disk} on disk");
         assert!(backlog.disk_bytes() >= 2990 * 1000);
-        assert!(!walk(dir.path()).is_empty());
+        assert!(!segments(dir.path()).is_empty());
         assert_eq!(backlog.held_from(1), Some(1));
         // Nothing is due before its time.
         assert!(backlog.take_due(7_000).unwrap().is_none());
@@ -384,7 +423,10 @@ mod tests {
         }
         assert_eq!(backlog.len(), (0, 0));
         assert_eq!(backlog.memory_bytes(), 0);
-        assert!(walk(dir.path()).is_empty(), "spent segments are deleted");
+        assert!(
+            segments(dir.path()).is_empty(),
+            "spent segments are deleted"
+        );
         assert_eq!(backlog.held_from(1), None);
     }
 
@@ -403,13 +445,38 @@ mod tests {
         assert_eq!(backlog.len(), (1, 1));
         assert_eq!(backlog.held_from(7), None);
         assert_eq!(backlog.take_due(5).unwrap().unwrap().key, "k0");
-        assert!(walk(dir.path()).is_empty());
+        assert!(segments(dir.path()).is_empty());
         drop(backlog);
         assert_eq!(
             std::fs::read_dir(dir.path()).unwrap().count(),
             0,
             "its directory goes too"
         );
+    }
+
+    #[test]
+    fn a_dead_members_spill_folder_is_removed_at_start_and_a_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut live = Backlog::new(0, dir.path());
+        live.park(0, 0, retry(5, 0)).unwrap();
+        // A member killed mid-run: its folder, lock file (no longer held) and a segment remain.
+        let dead = dir.path().join("altflow-retry-1-dead");
+        std::fs::create_dir(&dead).unwrap();
+        std::fs::write(dead.join(LOCK), b"").unwrap();
+        std::fs::write(dead.join("00000000.spill"), vec![0; 4096]).unwrap();
+        // Someone else's folder is not touched.
+        let other = dir.path().join("other");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join(LOCK), b"").unwrap();
+        Backlog::check_dir(dir.path()).unwrap();
+        assert!(!dead.exists(), "the dead member's files are gone");
+        assert!(other.exists());
+        assert_eq!(
+            walk(&live.dir).len(),
+            2,
+            "the live member's lock and segment stay"
+        );
+        assert_eq!(live.take_due(5).unwrap().unwrap().key, "k0");
     }
 
     #[test]
