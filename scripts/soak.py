@@ -488,8 +488,9 @@ path = "{url_list}"
                 wanted = [TopicPartition(f"t{self.run}.{t}", p) for t in topics for p in range(4)]
                 for tp in client.committed(wanted, timeout=30):
                     end = marks.get(f"{tp.topic}[{tp.partition}]")
+                    committed = tp.offset if tp.offset >= 0 else "none"
                     print(f"offsets: {stage} on {tp.topic}[{tp.partition}]: committed "
-                          f"{tp.offset}, end {end}", file=sys.stderr)
+                          f"{committed}, end {end}", file=sys.stderr)
             except Exception as error:  # a diagnosis must not hide the failure it explains
                 print(f"offsets of {stage}: {error}", file=sys.stderr)
             finally:
