@@ -535,6 +535,22 @@ impl ConsumerContext for ConsumerCtx {
         }
     }
 
+    fn commit_callback(
+        &self,
+        result: rdkafka::error::KafkaResult<()>,
+        offsets: &TopicPartitionList,
+    ) {
+        // The timer's commits (`enable.auto.commit`) fail silently otherwise: a member whose
+        // commits the broker keeps refusing looks healthy while its group's offsets stand still
+        // (seen in a soak: a writer that landed 36 shards had committed nothing).
+        match result {
+            Ok(()) | Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset)) => {}
+            Err(error) => {
+                tracing::warn!(%error, partitions = %listed(offsets), "offset commit failed")
+            }
+        }
+    }
+
     fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         if let Rebalance::Assign(partitions) = rebalance {
             // Which member reads what, for an operator following a rebalance in the logs.

@@ -132,7 +132,6 @@ impl Backlog {
                 .file_name()
                 .to_str()
                 .is_some_and(|n| n.starts_with("altflow-retry-"));
-            // A folder without a lock file yet is being made: left alone.
             let Ok(lock) = File::open(folder.join(LOCK)) else {
                 continue;
             };
@@ -235,12 +234,17 @@ impl Backlog {
     /// Appends `retry` to the current segment (starting a new one when it is full).
     fn spill(&mut self, retry: &Retry) -> Result<Parked, BacklogError> {
         if self.lock.is_none() {
-            std::fs::create_dir_all(&self.dir).map_err(self.io(&self.dir))?;
+            // Made under another name and renamed once its lock is held, so that a member
+            // starting meanwhile (`check_dir`) never sees it unlocked and takes it for a dead one.
+            let name = self.dir.file_name().unwrap_or_default().to_string_lossy();
+            let making = self.dir.with_file_name(format!(".making-{name}"));
+            std::fs::create_dir_all(&making).map_err(self.io(&making))?;
             // Held for the backlog's life; the OS lets it go when the process dies, however it
             // dies, which is how a later member's `check_dir` tells a dead member's folder.
-            let path = self.dir.join(LOCK);
+            let path = making.join(LOCK);
             let lock = File::create(&path).map_err(self.io(&path))?;
             lock.lock().map_err(self.io(&path))?;
+            std::fs::rename(&making, &self.dir).map_err(self.io(&self.dir))?;
             self.lock = Some(lock);
         }
         if self
