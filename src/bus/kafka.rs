@@ -541,8 +541,8 @@ impl ConsumerContext for ConsumerCtx {
         offsets: &TopicPartitionList,
     ) {
         // The timer's commits (`enable.auto.commit`) fail silently otherwise: a member whose
-        // commits the broker keeps refusing looks healthy while its group's offsets stand still
-        // (seen in a soak: a writer that landed 36 shards had committed nothing).
+        // commits do not take looks healthy while its group's offsets stand still (a soak's
+        // writer landed 36 shards and its group had committed nothing there, no line saying why).
         match result {
             Ok(()) | Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset)) => {}
             Err(error) => {
