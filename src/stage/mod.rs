@@ -368,6 +368,16 @@ impl Emitter {
     }
 }
 
+/// The dead letters among `messages` sent to the topic `dead` (the tests' dead-letter topic).
+#[cfg(test)]
+pub(crate) fn dead_letters(messages: &[OutMessage]) -> Vec<DeadLetter> {
+    messages
+        .iter()
+        .filter(|m| &*m.topic == "dead")
+        .map(|m| DeadLetter::from_bytes(&m.payload).expect("a dead letter"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

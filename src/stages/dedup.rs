@@ -705,11 +705,7 @@ mod tests {
         s.process(batch(pairs), &mut out).await.unwrap();
         s.finish(&mut out).await.unwrap();
         let (messages, _) = out.take();
-        let letters: Vec<crate::record::DeadLetter> = messages
-            .iter()
-            .filter(|m| &*m.topic == "dead")
-            .map(|m| crate::record::DeadLetter::from_bytes(&m.payload).unwrap())
-            .collect();
+        let letters = crate::stage::dead_letters(&messages);
         assert_eq!(letters.len(), 1);
         assert_eq!((letters[0].partition, letters[0].offset), (0, 101));
         assert!(

@@ -980,7 +980,7 @@ mod tests {
         assert!(name(None, 3, 99, Some(9)).to_string() < name(None, 3, 120, Some(1)).to_string());
     }
 
-    use crate::record::{DeadLetter, Record, Reject, sample_id};
+    use crate::record::{Record, Reject, sample_id};
     use object_store::ObjectStoreExt;
 
     fn sample(n: usize) -> Sample {
@@ -1125,11 +1125,7 @@ mod tests {
         stage.process(inputs(0, &batch), &mut out).await.unwrap();
         stage.finish(&mut out).await.unwrap();
         let (messages, _) = out.take();
-        let letters: Vec<DeadLetter> = messages
-            .iter()
-            .filter(|m| &*m.topic == "dead")
-            .map(|m| DeadLetter::from_bytes(&m.payload).unwrap())
-            .collect();
+        let letters = crate::stage::dead_letters(&messages);
         assert_eq!(letters.len(), 1);
         assert_eq!(letters[0].offset, 1);
         assert!(
