@@ -47,6 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 STAGES = ["filter", "fetch", "write", "retry"]
 SESSION_TIMEOUT_S = 6
+PARTITIONS = 4
 
 
 def free_port():
@@ -243,7 +244,7 @@ class Soak:
 [bus]
 kind = "kafka"
 brokers = "127.0.0.1:{self.broker_port}"
-partitions = 4
+partitions = {PARTITIONS}
 group_prefix = "g{self.run}."
 commit_interval = "200ms"
 [bus.consumer_options]
@@ -485,7 +486,8 @@ path = "{url_list}"
             client = Consumer({"bootstrap.servers": f"127.0.0.1:{self.broker_port}",
                                "group.id": f"g{self.run}.-{stage}"})
             try:
-                wanted = [TopicPartition(f"t{self.run}.{t}", p) for t in topics for p in range(4)]
+                wanted = [TopicPartition(f"t{self.run}.{t}", p) for t in topics
+                          for p in range(PARTITIONS)]
                 for tp in client.committed(wanted, timeout=30):
                     end = marks.get(f"{tp.topic}[{tp.partition}]")
                     committed = tp.offset if tp.offset >= 0 else "none"
