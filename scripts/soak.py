@@ -250,6 +250,7 @@ commit_interval = "200ms"
 [bus.consumer_options]
 "session.timeout.ms" = "{SESSION_TIMEOUT_S * 1000}"
 "heartbeat.interval.ms" = "500"
+{f'"debug" = "{self.args.consumer_debug}"' if self.args.consumer_debug else ""}
 [topics]
 prefix = "t{self.run}."
 [http]
@@ -530,6 +531,9 @@ def main():
                         help="second at which the broker is killed and restarted (default: three "
                              "quarters of --seconds; 0: never)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--consumer-debug", metavar="CONTEXTS",
+                        help="librdkafka debug contexts for every member's consumer, e.g. cgrp "
+                             "(group joins, heartbeats, commits: in the members' logs)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     parser.add_argument("--report", help="also write the JSON report to this file")
     args = parser.parse_args()
