@@ -275,8 +275,11 @@ path = "{url_list}"
 
     def start_member(self, name, stage):
         log = open(self.work / f"{name}.log", "a")
+        # librdkafka's debug lines reach the log through the `log` crate at debug level.
+        env = ({**os.environ, "RUST_LOG": "info,librdkafka=debug,rdkafka=debug"}
+               if self.args.consumer_debug else None)
         proc = subprocess.Popen([self.bin, "stage", stage, "--pipeline", str(self.member_pipeline)],
-                                cwd=self.work, stdout=log, stderr=subprocess.STDOUT)
+                                cwd=self.work, stdout=log, stderr=subprocess.STDOUT, env=env)
         killed = name in self.members and self.members[name][2]
         self.members[name] = (stage, proc, killed)
 

@@ -556,6 +556,50 @@ async fn kafka_hand_over_starts_a_group_where_the_topics_last_reader_stopped() {
     successor.close().await.unwrap();
 }
 
+/// Kafka only: a member that leaves while its group rebalances — here the group's leader, leaving
+/// after another member asked to join and before the new round completed — does not stall the
+/// member that stays. (tansu keeps a leader that leaves a forming group as the group's leader for
+/// good: every later SyncGroup is answered "rebalance in progress", nothing is assigned again, and
+/// the stayer's commits are refused. Seen in the soak when an old pipeline's writers stopped as the
+/// new ones joined.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_a_member_leaving_mid_rebalance_does_not_stall_the_group() {
+    let Some(backend) = kafka() else { return };
+    let topic = topic(&backend, 2).await;
+    let group = common::random_name("leave");
+    let topics = std::slice::from_ref(&topic);
+    let mut first = backend.bus.consumer(&group, topics).await.unwrap();
+    let deadline = tokio::time::Instant::now() + backend.patience;
+    while first.assignment().len() < 2 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the first member got no assignment"
+        );
+        first.poll(10, Duration::from_millis(100)).await.unwrap();
+    }
+    // The second member's join starts a round; the first hears of it at its next heartbeat (every
+    // second here) and rejoins; the broker answers the joins once every member has rejoined or
+    // after a few seconds. The first stops inside that round.
+    let mut second = backend.bus.consumer(&group, topics).await.unwrap();
+    let until = tokio::time::Instant::now() + Duration::from_millis(2500);
+    while tokio::time::Instant::now() < until {
+        first.poll(10, Duration::from_millis(50)).await.unwrap();
+        second.poll(10, Duration::from_millis(50)).await.unwrap();
+    }
+    first.close().await.unwrap();
+    let deadline = tokio::time::Instant::now() + backend.patience;
+    while second.assignment().len() < 2 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the member that stayed owns {:?} of 2 partitions after {:?}",
+            second.assignment(),
+            backend.patience
+        );
+        second.poll(10, Duration::from_millis(100)).await.unwrap();
+    }
+    second.close().await.unwrap();
+}
+
 /// Kafka only: a stage whose predecessor was removed (the writer reading `pairs` once `dedup` is
 /// gone) while its group had records unread on the removed stage's output (`unique`) refuses to
 /// start, naming the topic and the records; once the group has read them, it starts.

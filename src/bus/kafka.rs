@@ -72,6 +72,19 @@ impl KafkaBus {
         }
     }
 
+    /// How long a closing member waits for a rebalance under way ([`settle`]): a session
+    /// (`session.timeout.ms`, librdkafka's 45 s by default), at most 10 s — a round takes a few
+    /// seconds, and a drain has a deadline of its own.
+    fn settle_limit(&self) -> Duration {
+        let session = self
+            .settings
+            .consumer_options
+            .get("session.timeout.ms")
+            .and_then(|ms| ms.parse().ok())
+            .map_or(Duration::from_secs(45), Duration::from_millis);
+        session.min(Duration::from_secs(10))
+    }
+
     fn config(&self, role: &BTreeMap<String, String>) -> ClientConfig {
         let mut config = ClientConfig::new();
         config.set("bootstrap.servers", &self.settings.brokers);
@@ -177,7 +190,8 @@ impl Bus for KafkaBus {
             // cooperative). `range` or `roundrobin` in consumer_options bring back eager
             // rebalancing.
             .set("partition.assignment.strategy", "cooperative-sticky")
-            .set("statistics.interval.ms", "5000");
+            // Every second: the group's state tells `close` whether a rebalance is under way.
+            .set("statistics.interval.ms", "1000");
         for (key, value) in &self.settings.consumer_options {
             config.set(key, value);
         }
@@ -207,6 +221,7 @@ impl Bus for KafkaBus {
             stop,
             thread: Some(thread),
             state: context,
+            settle_limit: self.settle_limit(),
         }))
     }
 }
@@ -456,6 +471,9 @@ struct GroupState {
     /// Set by the first assignment, or by statistics that show the group steady with this member
     /// in it (a member with nothing to own may get no assignment at all).
     joined: AtomicBool,
+    /// Whether the latest statistics, delivered after the latest rebalance callback, show no
+    /// rebalance under way (librdkafka's join state "steady").
+    settled: AtomicBool,
 }
 
 impl GroupState {
@@ -495,11 +513,12 @@ impl ClientContext for ConsumerCtx {
     fn stats(&self, statistics: Statistics) {
         // A member that owns no partition (more members than partitions) gets no assignment to
         // tell it has joined; the group state says so.
-        if statistics
+        let steady = statistics
             .cgrp
             .as_ref()
-            .is_some_and(|g| g.state == "up" && g.join_state == "steady")
-        {
+            .is_some_and(|g| g.state == "up" && g.join_state == "steady");
+        self.0.settled.store(steady, Ordering::Relaxed);
+        if steady {
             self.0.mark_joined();
         }
         let mut lag = lock(&self.0.lag);
@@ -517,6 +536,7 @@ impl ClientContext for ConsumerCtx {
 impl ConsumerContext for ConsumerCtx {
     fn pre_rebalance(&self, consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         if let Rebalance::Revoke(partitions) = rebalance {
+            self.0.settled.store(false, Ordering::Relaxed);
             // Offsets are stored only for work whose outputs were acknowledged: commit them before
             // another member takes the partitions over, so it does not redo that work.
             if let Err(error) = commit_sync(consumer) {
@@ -555,6 +575,10 @@ impl ConsumerContext for ConsumerCtx {
         if let Rebalance::Assign(partitions) = rebalance {
             // Which member reads what, for an operator following a rebalance in the logs.
             tracing::info!(partitions = %listed(partitions), "partitions assigned");
+            // An assignment ends a round, but with the cooperative protocol a member that gave
+            // partitions up joins again at once for the round that hands them over: only the
+            // statistics after it say whether the group is steady.
+            self.0.settled.store(false, Ordering::Relaxed);
             self.0.mark_joined();
             let mut assigned = lock(&self.0.assigned);
             for element in partitions.elements() {
@@ -602,6 +626,40 @@ impl Producer for KafkaProducer {
     }
 }
 
+/// Waits, up to `limit`, for a rebalance under way to complete before the member leaves its group.
+///
+/// tansu keeps a member that leaves a *forming* group (after the JoinGroup round began, before its
+/// leader's SyncGroup) as the group's leader for good: its `leave` removes the member but not the
+/// leadership (its session expiry clears both), so every later SyncGroup is answered "rebalance in
+/// progress", no partition is assigned again and the members that stay have their commits refused.
+/// Seen in the soak (every member's JoinGroup answer naming a leader that had left minutes before)
+/// and in `tests/bus_conformance.rs`. So a member whose group is rebalancing pauses its partitions
+/// and keeps serving the group's protocol until the statistics show it steady (with the
+/// cooperative protocol a round that revoked partitions is followed at once by the round that
+/// hands them over: the assignment callback alone is no sign of the end), then leaves. On any broker
+/// this costs at most one round at shutdown, and spares the group a round started by a member that
+/// then vanishes. Messages polled meanwhile are dropped: their offsets are never stored, so the
+/// next owner reads them.
+fn settle(consumer: &BaseConsumer<ConsumerCtx>, state: &GroupState, limit: Duration) {
+    if state.settled.load(Ordering::Relaxed) {
+        return;
+    }
+    tracing::info!("waiting for the group's rebalance to complete before leaving it");
+    let started = std::time::Instant::now();
+    while !state.settled.load(Ordering::Relaxed) && started.elapsed() < limit {
+        if let Ok(assignment) = consumer.assignment() {
+            let _ = consumer.pause(&assignment);
+        }
+        let _ = consumer.poll(Duration::from_millis(100));
+    }
+    if !state.settled.load(Ordering::Relaxed) {
+        tracing::warn!(
+            waited = ?limit,
+            "leaving a group whose rebalance did not complete"
+        );
+    }
+}
+
 /// Commits the stored offsets and waits; having nothing to commit is fine.
 fn commit_sync(consumer: &BaseConsumer<ConsumerCtx>) -> Result<()> {
     match consumer.commit_consumer_state(CommitMode::Sync) {
@@ -616,6 +674,8 @@ struct KafkaConsumer {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
     state: Arc<GroupState>,
+    /// How long `close` waits for a rebalance under way to complete (see [`settle`]).
+    settle_limit: Duration,
 }
 
 impl KafkaConsumer {
@@ -719,11 +779,15 @@ impl Consumer for KafkaConsumer {
         if let Some(thread) = this.thread {
             let _ = tokio::task::spawn_blocking(move || thread.join()).await;
         }
-        let consumer = this.consumer;
-        // Committing and leaving the group are blocking network exchanges.
+        let (consumer, state, limit) = (this.consumer, this.state, this.settle_limit);
+        // Settling, committing and leaving the group are blocking network exchanges.
         tokio::task::spawn_blocking(move || {
+            settle(&consumer, &state, limit);
             let result = commit_sync(&consumer);
-            consumer.unsubscribe();
+            // Dropping the consumer closes it: its partitions are revoked and it leaves the group
+            // at once. (`unsubscribe` first would, with the cooperative protocol, start one more
+            // JoinGroup round and leave in the middle of it — the case `settle` avoids.)
+            drop(consumer);
             result
         })
         .await
