@@ -62,6 +62,8 @@ def main() -> int:
     ap.add_argument("--out", default="/tmp/qgen-real-judge.tsv")
     ap.add_argument("--captions", action="store_true",
                     help="also write the unlabelled captions to OUT.captions.tsv")
+    ap.add_argument("--gate-errors", action="store_true",
+                    help="list the captions the gate reads otherwise than the hand labels")
     args = ap.parse_args()
 
     web = ROOT / ".tools/captions/web"
@@ -109,6 +111,13 @@ def main() -> int:
           f"precision of 'describes' {tp / max(tp + fp, 1):.1%} ({tp}/{tp + fp}), "
           f"recall {tp / max(tp + fn, 1):.1%} ({tp}/{tp + fn}); "
           f"non-descriptions caught {tn}/{fp + tn}.")
+    if args.gate_errors:
+        for (source, c), o in zip(kept, outputs):
+            hand = described_by_hand.get(key(c), ["?"])[0]
+            gate = o.get("not_description", "described")
+            if (hand == "1") != (gate == "described") and hand != "?":
+                print(f"- gate {gate}, hand {'describes' if hand == '1' else 'not'}: "
+                      f"[{source}] {c[:160]}")
     reasons = collections.Counter(o.get("not_description") for o in outputs)
     print("Gate reasons: " + ", ".join(f"{r}={n}" for r, n in sorted(reasons.items(), key=str)
                                       if r))

@@ -119,6 +119,10 @@ pub fn subject_is_visible(p: &Parse) -> bool {
         return false;
     };
     let seen = |w: &super::parse::Word, i: usize| {
+        // A possessor is not the subject: "PERSON's Obamacare remarks" are remarks.
+        if p.words.get(i + 1).is_some_and(|n| n.pos == Pos::Possessive) {
+            return false;
+        }
         let noun = singular(&w.lower);
         if w.entity == Some(Entity::Person) || matches!(w.text.as_str(), "PERSON" | "LOC") {
             return true;
@@ -129,7 +133,8 @@ pub fn subject_is_visible(p: &Parse) -> bool {
             return names_people(&w.text);
         }
         w.pos == Pos::Noun
-            && !DOCUMENT.contains(&noun.as_str())
+            && !is_document(&w.lower)
+            && !modifies_a_document(&p.words[i + 1..])
             && (is_visible(&noun) || is_visible(&w.lower))
     };
     // "a close up of a donut", "logo for a coffee shop": what kind of picture it is.
@@ -448,12 +453,45 @@ fn names_something_visible(words: &Words) -> bool {
             if i > 0 && word.starts_with(char::is_uppercase) {
                 return false;
             }
-            let noun = singular(lower);
-            if DOCUMENT.contains(&noun.as_str()) {
+            if is_document(lower)
+                || modifies_a_document_word(words.lower[i + 1..].iter().map(String::as_str))
+            {
                 return false;
             }
+            let noun = singular(lower);
             is_visible(lower) || is_visible(&noun) || is_color(lower)
         })
+}
+
+/// Whether a lower-case word is one of [`DOCUMENT`], as written or as a plural: "canvas" is in
+/// the list as written ([`singular`] would make it "canva"), "layers" as "layer".
+fn is_document(lower: &str) -> bool {
+    DOCUMENT.contains(&lower) || DOCUMENT.contains(&singular(lower).as_str())
+}
+
+/// Whether the words after a noun make it the modifier of a document's or an interface's part:
+/// "the triangle selector", "glass tile effect", "the Preserve Luminosity option". Up to two
+/// nouns of the compound may follow before its head; a minor word ends the compound.
+fn modifies_a_document_word<'w>(after: impl IntoIterator<Item = &'w str>) -> bool {
+    for word in after.into_iter().take(2) {
+        if is_document(word) || INTERFACE.contains(&word) {
+            return true;
+        }
+        if MINOR.contains(&word) {
+            return false;
+        }
+    }
+    false
+}
+
+/// [`modifies_a_document_word`] over parsed words: only nouns continue a compound.
+fn modifies_a_document(after: &[super::parse::Word]) -> bool {
+    modifies_a_document_word(
+        after
+            .iter()
+            .take_while(|w| w.pos == Pos::Noun)
+            .map(|w| w.lower.as_str()),
+    )
 }
 
 /// Nouns WordNet counts as physical that the alt texts of screenshots and documents use for
@@ -708,6 +746,26 @@ fn is_story(sentence: &str, words: &Words) -> bool {
                         && !matches!(&*core(v), "the" | "a" | "an" | "his" | "her" | "their")
                 })
         });
+    // "Dolphins linebacker PERSON on the win over the Cardinals": a name and "on" with no verb
+    // before it, about something one cannot see — the title of someone's comments. ("PERSON on
+    // stage", "PERSON on the red carpet" name what is seen.)
+    let comments = tokens.iter().position(|t| *t == "on").is_some_and(|at| {
+        let determiner =
+            |t: &str| matches!(t, "the" | "a" | "an" | "his" | "her" | "their" | "its");
+        // The object's first lower-case word past determiners and names ("the Dolphins' win").
+        let object = tokens[at + 1..]
+            .iter()
+            .filter(|t| !t.starts_with(char::is_uppercase))
+            .map(|t| core(t))
+            .find(|t| !t.is_empty() && !determiner(t));
+        at > 0
+            && tokens[at - 1].starts_with(char::is_uppercase)
+            && tokens[..at]
+                .iter()
+                .all(|t| t.starts_with(char::is_uppercase) || !is_verb(&core(t)))
+            && object
+                .is_some_and(|o| !is_visible(&o) && !is_visible(&singular(&o)) && !is_color(&o))
+    });
     let lower = &words.lower;
     // "talks about", "opens up"; "says" unless the picture's own text ("a sign that says").
     let reports_speech = lower.iter().enumerate().any(|(i, w)| {
@@ -751,6 +809,7 @@ fn is_story(sentence: &str, words: &Words) -> bool {
         matches!(w[0].as_str(), "is" | "was") && w[1..].iter().any(|x| ROLES.contains(&x.as_str()))
     });
     infinitive
+        || comments
         || reports_speech
         || perfect
         || biography
@@ -1062,6 +1121,19 @@ mod tests {
     }
 
     #[test]
+    fn a_possessor_is_not_the_subject() {
+        use crate::qgen::parse::parse;
+        let remarks = parse("PERSON's Obamacare remarks put Hillary on the hot seat");
+        assert!(!subject_is_visible(&remarks));
+        assert!(subject_is_visible(&parse(
+            "PERSON's dog sleeps on the couch"
+        )));
+        assert!(subject_is_visible(&parse(
+            "PERSON and his dog on the couch"
+        )));
+    }
+
+    #[test]
     fn what_no_picture_describes() {
         let cases = [
             (
@@ -1110,6 +1182,22 @@ mod tests {
                 NotDescription::Headline,
             ),
             ("Dig a hole in the oasis.", NotDescription::CallToAction),
+            (
+                "Dolphins linebacker PERSON on the win over the Cardinals",
+                NotDescription::Headline,
+            ),
+            (
+                "PERSON on the Dolphins' win against the Cardinals",
+                NotDescription::Headline,
+            ),
+            // A document's parts, under compound modifiers one could see or a plural-looking
+            // singular ("canvas").
+            ("Canvas enlarged", NotDescription::NothingVisible),
+            ("The triangle selector", NotDescription::NothingVisible),
+            (
+                "The same image, before and after applying glass tile effect.",
+                NotDescription::NothingVisible,
+            ),
         ];
         for (caption, reason) in cases {
             assert_eq!(read(caption).not_description, Some(reason), "{caption}");
@@ -1128,6 +1216,10 @@ mod tests {
             "footballer celebrates scoring his side's second goal",
             "Close up of a pizza on a plate",
             "A seated pit bull wearing a pair of sunglasses",
+            "PERSON on stage at the festival",
+            "PERSON on the red carpet",
+            "The Queen wearing her New Zealand insignia",
+            "A glass of water on a table",
         ] {
             assert_eq!(read(caption).not_description, None, "{caption}");
         }

@@ -197,8 +197,9 @@ impl Reservoir {
     /// A kept question whose noun the caption does not name, under that word, a synonym, its kind
     /// or a member of it (the caption's nouns, singular, are `names`).
     ///
-    /// A caption naming anyone (a person noun or PERSON) borrows no question counting people: "how
-    /// many men" of "PERSON in a black suit" is no zero.
+    /// A caption naming anyone (a person noun or PERSON) borrows no question counting people or
+    /// clothing: "how many men" of "PERSON in a black suit" is no zero, nor "how many dresses" of
+    /// "Spectators at the trial".
     fn borrow(&mut self, names: &[String], has_people: bool) -> Option<(String, String)> {
         if self.items.is_empty() {
             return None;
@@ -207,7 +208,8 @@ impl Reservoir {
         (0..self.items.len().min(8))
             .map(|k| &self.items[(start + k) % self.items.len()])
             .find(|(_, noun)| {
-                let counts_people = has_people && words::is_person_noun(noun);
+                let counts_people =
+                    has_people && (words::is_person_noun(noun) || visible::is_clothing(noun));
                 !names.iter().any(|n| visible::overlaps(noun, n)) && !counts_people
             })
             .cloned()
@@ -377,8 +379,12 @@ impl Generator {
                 });
             }
             // Offered after borrowing, so that no caption is asked its own count; only things a
-            // photograph could show ("How many mirages?" of a car's name is no question).
-            for noun in counted.into_iter().filter(|n| visible::is_countable(n)) {
+            // photograph could show ("How many mirages?" of a car's name is no question) and that
+            // are not in the background of most photographs whether a caption names them or not.
+            for noun in counted
+                .into_iter()
+                .filter(|n| visible::is_countable(n) && !visible::is_background(n))
+            {
                 self.reservoir.offer(
                     format!("How many {} are there?", words::plural(&noun)),
                     noun,
@@ -593,6 +599,19 @@ mod tests {
                 .iter()
                 .all(|q| q.f1 >= 0.54 && q.question.ends_with('?'))
         );
+    }
+
+    #[test]
+    fn no_zero_count_asks_about_the_background() {
+        let mut g = Generator::new(Settings::default());
+        g.generate("a tall tree next to a red building with two flags")
+            .unwrap();
+        let out = g.generate("a man riding a horse on a dirt road").unwrap();
+        assert!(out.qa.iter().all(|q| q.answer != "0"), "{:#?}", out.qa);
+        // A thing of the foreground is still borrowed.
+        g.generate("two dogs playing with a ball").unwrap();
+        let out = g.generate("a man riding a horse on a dirt road").unwrap();
+        assert!(out.qa.iter().any(|q| q.answer == "0"), "{:#?}", out.qa);
     }
 
     #[test]

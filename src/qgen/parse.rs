@@ -19,8 +19,8 @@ use std::sync::OnceLock;
 
 use super::visible::is_animal;
 use super::words::{
-    LOCATIVE, TIMES, is_aimed_at, is_caption_verb, is_person_noun, is_worn_or_held, singular,
-    verb_lemma,
+    LOCATIVE, NOT_PLACES, TIMES, is_aimed_at, is_caption_verb, is_person_noun, is_worn_or_held,
+    singular, verb_lemma,
 };
 use crate::filter::entities::{Entity, Names};
 use crate::filter::pos::Tagger;
@@ -740,8 +740,8 @@ impl Parse {
     }
 
     /// Whether a prepositional phrase says where something is: a locative preposition, and not a
-    /// time ("at night"), a pronoun, something worn or held ("in a suit", "on the phone"), or
-    /// something aimed at ("at a ball").
+    /// time ("at night"), weather or an occasion ("in the rain", "in an interview"), a pronoun,
+    /// something worn or held ("in a suit", "on the phone"), or something aimed at ("at a ball").
     pub fn is_location(&self, pp: &Chunk) -> bool {
         let ChunkKind::Pp { np } = pp.kind else {
             return false;
@@ -749,7 +749,9 @@ impl Parse {
         let head = &self.words[self.chunks[np].head];
         let preposition = self.preposition(pp);
         LOCATIVE.contains(&preposition.as_str())
-            && !TIMES.contains(&head.lower.as_str())
+            && ![&TIMES[..], &NOT_PLACES]
+                .iter()
+                .any(|l| l.contains(&head.lower.as_str()))
             && head.pos != Pos::Pron
             && !is_worn_or_held(&head.lower)
             && !(preposition == "at" && is_aimed_at(&head.lower))

@@ -973,6 +973,11 @@ mod tests {
         // "at a ball" is aimed at, not a place.
         let all = qa("a baseball player swings a bat at a ball");
         assert!(all.iter().all(|(q, _)| !q.starts_with("Where")), "{all:#?}");
+        // Weather and occasions are no places either; the street still is.
+        let all = qa("people walk in the rain through a square");
+        assert!(all.iter().all(|(_, a)| a != "in the rain"), "{all:#?}");
+        let all = qa("a man participates in an interview");
+        assert!(all.iter().all(|(q, _)| !q.starts_with("Where")), "{all:#?}");
     }
 
     #[test]

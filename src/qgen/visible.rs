@@ -456,12 +456,22 @@ pub fn is_animal(noun: &str) -> bool {
     kind_of(noun) == Some(0)
 }
 
+/// Things made to be seen whose most frequent WordNet sense is not a physical thing ("logo" is a
+/// symbol, "buoy" a signal, "drawing" a representation), so the concrete-noun list lacks them
+/// (those of [`KINDS`], such as "sign" or "trophy", are visible already).
+const SIGNS: [&str; 12] = [
+    "logo", "signpost", "insignia", "badge", "drawing", "chart", "portrait", "buoy", "arrow",
+    "label", "cartoon", "signage",
+];
+
 /// Whether a singular lower-case noun names something a photograph could show: a thing of
-/// [`KINDS`], a scene, a person, or a noun whose most frequent sense in WordNet is a physical thing.
+/// [`KINDS`], a scene, a person, a noun whose most frequent sense in WordNet is a physical thing,
+/// or one of [`SIGNS`].
 pub fn is_visible(noun: &str) -> bool {
     kind_of(noun).is_some()
         || index().scenes.contains(noun)
         || concrete_nouns().contains(noun)
+        || SIGNS.contains(&noun)
         || is_person_noun(noun)
 }
 
@@ -469,6 +479,29 @@ pub fn is_visible(noun: &str) -> bool {
 /// thing, not a person (people are counted by the caption's own numbers only).
 pub fn is_countable(noun: &str) -> bool {
     kind_of(noun).is_some()
+}
+
+/// Things in the background of most photographs taken outdoors or in a room, which a caption
+/// leaves unnamed: "How many trees are there? — 0" of "Pedestrians crossing a wide street" or
+/// "How many flags? — 0" of a rally is a guess, not an answer. No zero count asks about them.
+const BACKGROUND: [&str; 14] = [
+    "tree", "building", "house", "flag", "sign", "window", "cloud", "pole", "fence", "bush",
+    "light", "car", "plant", "wall",
+];
+
+/// Whether a singular lower-case noun names a thing of [`BACKGROUND`] or its kind.
+pub fn is_background(noun: &str) -> bool {
+    BACKGROUND.contains(&noun)
+        || index()
+            .synonyms
+            .get(noun)
+            .is_some_and(|&k| SYNONYMS[k].iter().any(|s| BACKGROUND.contains(s)))
+}
+
+/// Whether a singular lower-case noun names clothing (or what people carry): what the people of a
+/// picture may wear whether or not its caption says so.
+pub fn is_clothing(noun: &str) -> bool {
+    kind_of(noun).is_some_and(|k| KINDS[k][0] == "clothing")
 }
 
 /// Whether a caption naming `named` (singular, lower case) could show a `counted`: the same word,
@@ -493,6 +526,13 @@ pub fn overlaps(counted: &str, named: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn background_things_and_their_synonyms() {
+        assert!(is_background("tree") && is_background("flag") && is_background("automobile"));
+        assert!(!is_background("dog") && !is_background("umbrella") && !is_background("bus"));
+        assert!(is_clothing("dress") && is_clothing("clothing") && !is_clothing("dog"));
+    }
 
     #[test]
     fn kinds_synonyms_and_names() {

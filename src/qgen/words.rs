@@ -212,6 +212,31 @@ pub const TIMES: [&str; 16] = [
     "weekend",
 ];
 
+/// Nouns of weather and of occasions, not places: "Where do the people walk? — in the rain",
+/// "Where does PERSON participate? — in an interview" are no questions a picture answers. (Snow
+/// stays a place: "two dogs playing in the snow" are on it.)
+pub const NOT_PLACES: [&str; 19] = [
+    "rain",
+    "snowfall",
+    "shower",
+    "showers",
+    "drizzle",
+    "fog",
+    "mist",
+    "wind",
+    "storm",
+    "hail",
+    "sleet",
+    "weather",
+    "interview",
+    "trial",
+    "deal",
+    "election",
+    "campaign",
+    "debate",
+    "vote",
+];
+
 /// Prepositions that place something, for "where" questions.
 pub const LOCATIVE: [&str; 31] = [
     "on",
