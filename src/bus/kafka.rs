@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 
@@ -59,6 +59,10 @@ pub struct KafkaBus {
     producer: Mutex<Option<Arc<KafkaProducer>>>,
 }
 
+/// How often librdkafka reports statistics: consumer lag, and the group's state that a closing
+/// member waits on.
+const STATISTICS_INTERVAL: Duration = Duration::from_secs(1);
+
 fn kafka(op: &'static str) -> impl FnOnce(KafkaError) -> BusError {
     move |source| BusError::Kafka { op, source }
 }
@@ -72,17 +76,19 @@ impl KafkaBus {
         }
     }
 
-    /// How long a closing member waits for a rebalance under way ([`settle`]): a session
-    /// (`session.timeout.ms`, librdkafka's 45 s by default), at most 10 s — a round takes a few
-    /// seconds, and a drain has a deadline of its own.
-    fn settle_limit(&self) -> Duration {
-        let session = self
-            .settings
-            .consumer_options
-            .get("session.timeout.ms")
-            .and_then(|ms| ms.parse().ok())
-            .map_or(Duration::from_secs(45), Duration::from_millis);
-        session.min(Duration::from_secs(10))
+    /// How long a closing member waits for a rebalance under way ([`settle`]): at most a session
+    /// (`session.timeout.ms`, librdkafka's 45 s by default) and 10 s — a round takes a few
+    /// seconds, and a drain has a deadline of its own; the group steady for a heartbeat
+    /// (`heartbeat.interval.ms`, 3 s by default) and a statistics interval (1 s).
+    fn settle_limits(&self) -> Settle {
+        let option = |key: &str, default_ms: u64| {
+            let ms = self.settings.consumer_options.get(key);
+            Duration::from_millis(ms.and_then(|ms| ms.parse().ok()).unwrap_or(default_ms))
+        };
+        Settle {
+            quiet: option("heartbeat.interval.ms", 3000) + STATISTICS_INTERVAL,
+            wait: option("session.timeout.ms", 45_000).min(Duration::from_secs(10)),
+        }
     }
 
     fn config(&self, role: &BTreeMap<String, String>) -> ClientConfig {
@@ -190,8 +196,11 @@ impl Bus for KafkaBus {
             // cooperative). `range` or `roundrobin` in consumer_options bring back eager
             // rebalancing.
             .set("partition.assignment.strategy", "cooperative-sticky")
-            // Every second: the group's state tells `close` whether a rebalance is under way.
-            .set("statistics.interval.ms", "1000");
+            // The group's state tells `close` whether a rebalance is under way.
+            .set(
+                "statistics.interval.ms",
+                STATISTICS_INTERVAL.as_millis().to_string(),
+            );
         for (key, value) in &self.settings.consumer_options {
             config.set(key, value);
         }
@@ -221,7 +230,7 @@ impl Bus for KafkaBus {
             stop,
             thread: Some(thread),
             state: context,
-            settle_limit: self.settle_limit(),
+            settle: self.settle_limits(),
         }))
     }
 }
@@ -299,9 +308,9 @@ impl KafkaBus {
             client
                 .assign(&probe)
                 .map_err(kafka("probe unread records"))?;
-            let deadline = std::time::Instant::now() + PROBE_TIMEOUT;
+            let deadline = Instant::now() + PROBE_TIMEOUT;
             let mut seen = std::collections::HashSet::new();
-            while seen.len() < probe.count() && std::time::Instant::now() < deadline {
+            while seen.len() < probe.count() && Instant::now() < deadline {
                 match client.poll(Duration::from_millis(100)) {
                     Some(Ok(message)) => {
                         let key = (message.topic().to_string(), message.partition());
@@ -471,9 +480,9 @@ struct GroupState {
     /// Set by the first assignment, or by statistics that show the group steady with this member
     /// in it (a member with nothing to own may get no assignment at all).
     joined: AtomicBool,
-    /// Whether the latest statistics, delivered after the latest rebalance callback, show no
-    /// rebalance under way (librdkafka's join state "steady").
-    settled: AtomicBool,
+    /// Since when the statistics have shown no rebalance under way (librdkafka's join state
+    /// "steady"), without a rebalance callback since; `None` while one is.
+    steady_since: Mutex<Option<Instant>>,
 }
 
 impl GroupState {
@@ -517,7 +526,13 @@ impl ClientContext for ConsumerCtx {
             .cgrp
             .as_ref()
             .is_some_and(|g| g.state == "up" && g.join_state == "steady");
-        self.0.settled.store(steady, Ordering::Relaxed);
+        let mut since = lock(&self.0.steady_since);
+        if !steady {
+            *since = None;
+        } else if since.is_none() {
+            *since = Some(Instant::now());
+        }
+        drop(since);
         if steady {
             self.0.mark_joined();
         }
@@ -536,7 +551,7 @@ impl ClientContext for ConsumerCtx {
 impl ConsumerContext for ConsumerCtx {
     fn pre_rebalance(&self, consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         if let Rebalance::Revoke(partitions) = rebalance {
-            self.0.settled.store(false, Ordering::Relaxed);
+            *lock(&self.0.steady_since) = None;
             // Offsets are stored only for work whose outputs were acknowledged: commit them before
             // another member takes the partitions over, so it does not redo that work.
             if let Err(error) = commit_sync(consumer) {
@@ -578,7 +593,7 @@ impl ConsumerContext for ConsumerCtx {
             // An assignment ends a round, but with the cooperative protocol a member that gave
             // partitions up joins again at once for the round that hands them over: only the
             // statistics after it say whether the group is steady.
-            self.0.settled.store(false, Ordering::Relaxed);
+            *lock(&self.0.steady_since) = None;
             self.0.mark_joined();
             let mut assigned = lock(&self.0.assigned);
             for element in partitions.elements() {
@@ -634,30 +649,48 @@ impl Producer for KafkaProducer {
 /// progress", no partition is assigned again and the members that stay have their commits refused.
 /// Seen in the soak (every member's JoinGroup answer naming a leader that had left minutes before)
 /// and in `tests/bus_conformance.rs`. So a member whose group is rebalancing pauses its partitions
-/// and keeps serving the group's protocol until the statistics show it steady (with the
-/// cooperative protocol a round that revoked partitions is followed at once by the round that
-/// hands them over: the assignment callback alone is no sign of the end), then leaves. On any broker
+/// and keeps serving the group's protocol until the statistics have shown it steady for a
+/// heartbeat and a statistics interval (with the cooperative protocol a round that revoked
+/// partitions is followed at once by the round that hands them over: the assignment callback
+/// alone is no sign of the end), then leaves. A member that is steady when it closes leaves at
+/// once; so does one whose group does not settle within the limit. Neither closes the race
+/// entirely: a join that reaches the broker in the last heartbeat interval before the LeaveGroup
+/// still finds a forming group, and if the leaving member is its leader, tansu stalls. On any broker
 /// this costs at most one round at shutdown, and spares the group a round started by a member that
 /// then vanishes. Messages polled meanwhile are dropped: their offsets are never stored, so the
 /// next owner reads them.
-fn settle(consumer: &BaseConsumer<ConsumerCtx>, state: &GroupState, limit: Duration) {
-    if state.settled.load(Ordering::Relaxed) {
+fn settle(consumer: &BaseConsumer<ConsumerCtx>, state: &GroupState, limits: Settle) {
+    let steady_for = || lock(&state.steady_since).map(|since| since.elapsed());
+    if steady_for().is_some() {
         return;
     }
     tracing::info!("waiting for the group's rebalance to complete before leaving it");
-    let started = std::time::Instant::now();
-    while !state.settled.load(Ordering::Relaxed) && started.elapsed() < limit {
+    let started = Instant::now();
+    // Steady for a heartbeat and a statistics interval: a round that a new member's join started
+    // just before is then known (the heartbeat says so, the next statistics show it). Seen without
+    // it: statistics taken a moment before the heartbeat's "rebalance in progress" said steady,
+    // the member left, and the JoinGroup it had in flight had made it the new round's leader.
+    while steady_for().is_none_or(|d| d < limits.quiet) && started.elapsed() < limits.wait {
         if let Ok(assignment) = consumer.assignment() {
             let _ = consumer.pause(&assignment);
         }
         let _ = consumer.poll(Duration::from_millis(100));
     }
-    if !state.settled.load(Ordering::Relaxed) {
+    if steady_for().is_none_or(|d| d < limits.quiet) {
         tracing::warn!(
-            waited = ?limit,
+            waited = ?limits.wait,
             "leaving a group whose rebalance did not complete"
         );
     }
+}
+
+/// How long a closing member waits for its group to be steady ([`settle`]).
+#[derive(Clone, Copy, Debug)]
+struct Settle {
+    /// How long the group must have been steady: a heartbeat and a statistics interval.
+    quiet: Duration,
+    /// The longest wait.
+    wait: Duration,
 }
 
 /// Commits the stored offsets and waits; having nothing to commit is fine.
@@ -675,7 +708,7 @@ struct KafkaConsumer {
     thread: Option<JoinHandle<()>>,
     state: Arc<GroupState>,
     /// How long `close` waits for a rebalance under way to complete (see [`settle`]).
-    settle_limit: Duration,
+    settle: Settle,
 }
 
 impl KafkaConsumer {
@@ -779,10 +812,10 @@ impl Consumer for KafkaConsumer {
         if let Some(thread) = this.thread {
             let _ = tokio::task::spawn_blocking(move || thread.join()).await;
         }
-        let (consumer, state, limit) = (this.consumer, this.state, this.settle_limit);
+        let (consumer, state, limits) = (this.consumer, this.state, this.settle);
         // Settling, committing and leaving the group are blocking network exchanges.
         tokio::task::spawn_blocking(move || {
-            settle(&consumer, &state, limit);
+            settle(&consumer, &state, limits);
             let result = commit_sync(&consumer);
             // Dropping the consumer closes it: its partitions are revoked and it leaves the group
             // at once. (`unsubscribe` first would, with the cooperative protocol, start one more
