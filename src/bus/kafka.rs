@@ -641,7 +641,8 @@ impl Producer for KafkaProducer {
     }
 }
 
-/// Waits, up to `limit`, for a rebalance under way to complete before the member leaves its group.
+/// Waits, up to `limits.wait`, for a rebalance under way to complete before the member leaves its
+/// group.
 ///
 /// tansu keeps a member that leaves a *forming* group (after the JoinGroup round began, before its
 /// leader's SyncGroup) as the group's leader for good: its `leave` removes the member but not the
