@@ -466,7 +466,9 @@ fn names_something_visible(words: &Words) -> bool {
 /// Whether a lower-case word is one of [`DOCUMENT`], as written or as a plural: "canvas" is in
 /// the list as written ([`singular`] would make it "canva"), "layers" as "layer".
 fn is_document(lower: &str) -> bool {
-    DOCUMENT.contains(&lower) || DOCUMENT.contains(&singular(lower).as_str())
+    // Only a word ending in "s" can be a plural: no allocation for the others.
+    DOCUMENT.contains(&lower)
+        || (lower.ends_with('s') && DOCUMENT.contains(&singular(lower).as_str()))
 }
 
 /// Whether the words after a noun make it the modifier of a document's or an interface's part:
