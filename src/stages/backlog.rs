@@ -8,10 +8,11 @@
 //!
 //! What stays in memory per spilled record is its place in the due order and in its partition's
 //! held offsets (94–120 bytes measured, by resident memory over a million spilled records with due
-//! times in random and in increasing order); its payload is on disk. Files are written in segments and a segment is deleted once every record in it has gone
-//! back or was revoked. Each backlog's folder holds a lock file it keeps locked while it lives; a
-//! member killed outright leaves its folder behind, and the next one to start on the same
-//! directory removes every folder whose lock no process holds.
+//! times in random and in increasing order); its payload is on disk. Files are written in
+//! segments and a segment is deleted once every record in it has gone back or was revoked. Each
+//! backlog's folder holds a lock file it keeps locked while it lives; a member killed outright
+//! leaves its folder behind, and the next one to start on the same directory removes every folder
+//! whose lock no process holds.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
@@ -23,6 +24,9 @@ use crate::record::{Record, Retry};
 
 /// The lock file of a spill folder.
 const LOCK: &str = "lock";
+
+/// How a spill folder's name starts: `altflow-retry-PID-SUFFIX`.
+const FOLDER_PREFIX: &str = "altflow-retry-";
 
 /// Bytes a spill segment grows to before the next one starts (smaller segments free disk sooner).
 const SEGMENT_BYTES: u64 = 16 << 20;
@@ -98,7 +102,7 @@ impl Backlog {
     /// into a directory of its own under `spill_dir`, made on the first spill.
     pub fn new(budget: usize, spill_dir: &Path) -> Self {
         let dir = spill_dir.join(format!(
-            "altflow-retry-{}-{:x}",
+            "{FOLDER_PREFIX}{}-{:x}",
             std::process::id(),
             rand_suffix()
         ));
@@ -129,7 +133,7 @@ impl Backlog {
             if !entry
                 .file_name()
                 .to_string_lossy()
-                .starts_with("altflow-retry-")
+                .starts_with(FOLDER_PREFIX)
             {
                 continue;
             }
