@@ -24,7 +24,7 @@ use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::{ClientContext, DefaultClientContext};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer as _, ConsumerContext, Rebalance};
-use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
 use rdkafka::message::Message as _;
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use rdkafka::statistics::Statistics;
@@ -570,19 +570,12 @@ impl ConsumerContext for ConsumerCtx {
         }
     }
 
-    fn commit_callback(
-        &self,
-        result: rdkafka::error::KafkaResult<()>,
-        offsets: &TopicPartitionList,
-    ) {
+    fn commit_callback(&self, result: KafkaResult<()>, offsets: &TopicPartitionList) {
         // The timer's commits (`enable.auto.commit`) fail silently otherwise: a member whose
         // commits do not take looks healthy while its group's offsets stand still (a soak's
         // writer landed 36 shards and its group had committed nothing there, no line saying why).
-        match result {
-            Ok(()) | Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset)) => {}
-            Err(error) => {
-                tracing::warn!(%error, partitions = %listed(offsets), "offset commit failed")
-            }
+        if let Err(error) = nothing_to_commit_is_fine(result) {
+            tracing::warn!(%error, partitions = %listed(offsets), "offset commit failed")
         }
     }
 
@@ -662,6 +655,7 @@ impl Producer for KafkaProducer {
 /// next owner reads them.
 fn settle(consumer: &BaseConsumer<ConsumerCtx>, state: &GroupState, limits: Settle) {
     let steady_for = || lock(&state.steady_since).map(|since| since.elapsed());
+    let quiet = || steady_for().is_some_and(|d| d >= limits.quiet);
     if steady_for().is_some() {
         return;
     }
@@ -671,13 +665,13 @@ fn settle(consumer: &BaseConsumer<ConsumerCtx>, state: &GroupState, limits: Sett
     // just before is then known (the heartbeat says so, the next statistics show it). Seen without
     // it: statistics taken a moment before the heartbeat's "rebalance in progress" said steady,
     // the member left, and the JoinGroup it had in flight had made it the new round's leader.
-    while steady_for().is_none_or(|d| d < limits.quiet) && started.elapsed() < limits.wait {
+    while !quiet() && started.elapsed() < limits.wait {
         if let Ok(assignment) = consumer.assignment() {
             let _ = consumer.pause(&assignment);
         }
         let _ = consumer.poll(Duration::from_millis(100));
     }
-    if steady_for().is_none_or(|d| d < limits.quiet) {
+    if !quiet() {
         tracing::warn!(
             waited = ?limits.wait,
             "leaving a group whose rebalance did not complete"
@@ -696,9 +690,15 @@ struct Settle {
 
 /// Commits the stored offsets and waits; having nothing to commit is fine.
 fn commit_sync(consumer: &BaseConsumer<ConsumerCtx>) -> Result<()> {
-    match consumer.commit_consumer_state(CommitMode::Sync) {
-        Ok(()) | Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset)) => Ok(()),
-        Err(error) => Err(kafka("commit")(error)),
+    nothing_to_commit_is_fine(consumer.commit_consumer_state(CommitMode::Sync))
+        .map_err(kafka("commit"))
+}
+
+/// A commit's result, with "no offset stored" (nothing to commit) as success.
+fn nothing_to_commit_is_fine(result: KafkaResult<()>) -> KafkaResult<()> {
+    match result {
+        Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset)) => Ok(()),
+        other => other,
     }
 }
 
