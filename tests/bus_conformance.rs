@@ -49,6 +49,25 @@ fn kafka() -> Option<Backend> {
     })
 }
 
+/// Polls `consumer` until it owns `partitions` partitions; fails the test, naming `who`, after
+/// `patience`.
+async fn poll_until_owning(
+    consumer: &mut dyn Consumer,
+    partitions: usize,
+    patience: Duration,
+    who: &str,
+) {
+    let deadline = Instant::now() + patience;
+    while consumer.assignment().len() < partitions {
+        assert!(
+            Instant::now() < deadline,
+            "{who} owns {:?} of {partitions} partitions after {patience:?}",
+            consumer.assignment()
+        );
+        consumer.poll(10, Duration::from_millis(100)).await.unwrap();
+    }
+}
+
 async fn topic(backend: &Backend, partitions: i32) -> String {
     let name = common::random_name("conf");
     backend
@@ -317,11 +336,9 @@ async fn rebalance_reports_revocations(backend: Backend) {
     let group = common::random_name("g");
     let topics = std::slice::from_ref(&topic);
     let mut a = backend.bus.consumer(&group, topics).await.unwrap();
+    // One deadline for A's assignment and the split below.
     let deadline = Instant::now() + backend.patience;
-    while a.assignment().len() < 2 {
-        assert!(Instant::now() < deadline, "A never got both partitions");
-        a.poll(10, Duration::from_millis(100)).await.unwrap();
-    }
+    poll_until_owning(a.as_mut(), 2, backend.patience, "A").await;
     a.take_revoked();
     // Asked from elsewhere, as a stage asks it in the middle of a batch.
     let ownership = a.ownership();
@@ -569,34 +586,24 @@ async fn kafka_a_member_leaving_mid_rebalance_does_not_stall_the_group() {
     let group = common::random_name("leave");
     let topics = std::slice::from_ref(&topic);
     let mut first = backend.bus.consumer(&group, topics).await.unwrap();
-    let deadline = tokio::time::Instant::now() + backend.patience;
-    while first.assignment().len() < 2 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the first member got no assignment"
-        );
-        first.poll(10, Duration::from_millis(100)).await.unwrap();
-    }
+    poll_until_owning(first.as_mut(), 2, backend.patience, "the first member").await;
     // The second member's join starts a round; the first hears of it at its next heartbeat (every
     // second here) and rejoins; the broker answers the joins once every member has rejoined or
     // after a few seconds. The first stops inside that round.
     let mut second = backend.bus.consumer(&group, topics).await.unwrap();
-    let until = tokio::time::Instant::now() + Duration::from_millis(2500);
-    while tokio::time::Instant::now() < until {
+    let until = Instant::now() + Duration::from_millis(2500);
+    while Instant::now() < until {
         first.poll(10, Duration::from_millis(50)).await.unwrap();
         second.poll(10, Duration::from_millis(50)).await.unwrap();
     }
     first.close().await.unwrap();
-    let deadline = tokio::time::Instant::now() + backend.patience;
-    while second.assignment().len() < 2 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the member that stayed owns {:?} of 2 partitions after {:?}",
-            second.assignment(),
-            backend.patience
-        );
-        second.poll(10, Duration::from_millis(100)).await.unwrap();
-    }
+    poll_until_owning(
+        second.as_mut(),
+        2,
+        backend.patience,
+        "the member that stayed",
+    )
+    .await;
     second.close().await.unwrap();
 }
 

@@ -748,10 +748,10 @@ impl Parse {
         };
         let head = &self.words[self.chunks[np].head];
         let preposition = self.preposition(pp);
+        let noun = head.lower.as_str();
+        let time_or_weather = TIMES.contains(&noun) || NOT_PLACES.contains(&noun);
         LOCATIVE.contains(&preposition.as_str())
-            && ![&TIMES[..], &NOT_PLACES]
-                .iter()
-                .any(|l| l.contains(&head.lower.as_str()))
+            && !time_or_weather
             && head.pos != Pos::Pron
             && !is_worn_or_held(&head.lower)
             && !(preposition == "at" && is_aimed_at(&head.lower))
