@@ -63,6 +63,13 @@ pub struct KafkaBus {
 /// member waits on.
 const STATISTICS_INTERVAL: Duration = Duration::from_secs(1);
 
+/// The longest a closing member waits for its group's rebalance to complete ([`settle`]). A round
+/// on tansu takes about 3 s and the cooperative protocol's follow-up round as long again; not
+/// bounded by the session timeout (the member keeps heartbeating while it waits): with the soak's
+/// 6-s sessions, members stopped mid-round used the whole 6 s and left unsettled. A drain has a
+/// deadline of its own, and a pod's grace period covers this too (docs/kubernetes.md).
+const SETTLE_WAIT: Duration = Duration::from_secs(10);
+
 fn kafka(op: &'static str) -> impl FnOnce(KafkaError) -> BusError {
     move |source| BusError::Kafka { op, source }
 }
@@ -76,10 +83,9 @@ impl KafkaBus {
         }
     }
 
-    /// How long a closing member waits for a rebalance under way ([`settle`]): at most a session
-    /// (`session.timeout.ms`, librdkafka's 45 s by default) and 10 s — a round takes a few
-    /// seconds, and a drain has a deadline of its own; the group steady for a heartbeat
-    /// (`heartbeat.interval.ms`, 3 s by default) and a statistics interval (1 s).
+    /// How long a closing member waits for a rebalance under way ([`settle`]): at most
+    /// [`SETTLE_WAIT`]; the group steady for a heartbeat (`heartbeat.interval.ms`, 3 s by default)
+    /// and a statistics interval (1 s).
     fn settle_limits(&self) -> Settle {
         let option = |key: &str, default_ms: u64| {
             let ms = self.settings.consumer_options.get(key);
@@ -87,7 +93,7 @@ impl KafkaBus {
         };
         Settle {
             quiet: option("heartbeat.interval.ms", 3000) + STATISTICS_INTERVAL,
-            wait: option("session.timeout.ms", 45_000).min(Duration::from_secs(10)),
+            wait: SETTLE_WAIT,
         }
     }
 
