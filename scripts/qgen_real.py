@@ -67,6 +67,8 @@ def main() -> int:
                     help="also write the unlabelled captions to OUT.captions.tsv")
     ap.add_argument("--sources", default=",".join(SOURCES),
                     help=f"comma-separated sources (held out: {', '.join(HELD_OUT)})")
+    ap.add_argument("--failures", action="store_true",
+                    help="list the Q/A labelled invalid, by failure kind")
     ap.add_argument("--gate-errors", action="store_true",
                     help="list the captions the gate reads otherwise than the hand labels")
     args = ap.parse_args()
@@ -151,6 +153,11 @@ def main() -> int:
         kinds = collections.Counter(l[1] for _, l in labelled if l[0] != "1" and len(l) > 1)
         if kinds:
             print("- failure kinds: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))
+        if args.failures:
+            for r, l in sorted(labelled, key=lambda x: x[1][1] if len(x[1]) > 1 else ""):
+                if l[0] != "1":
+                    print(f"  - {l[1]}: [{r[0]}] {r[1][:90]} | {r[2]['question']} — "
+                          f"{r[2]['answer']}")
 
     if args.sample:
         todo = [r for r in rows if r[3] not in judged]

@@ -228,6 +228,8 @@ fn retag(lower: &str, tag: &'static str, next: Option<&str>) -> &'static str {
         {
             "IN"
         }
+        // The possessive with a typographic apostrophe, as web text writes it ("Apple’s").
+        "’s" => "POS",
         // Colours are adjectives before a noun and in a predicate; the lexicon makes some nouns.
         _ if tag == "NN" && is_color(lower) => "JJ",
         _ => tag,

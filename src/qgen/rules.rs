@@ -28,7 +28,10 @@
 use super::AnswerType;
 use super::parse::{COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, as_digits, is_color};
 use super::visible::is_animal;
-use super::words::{META, is_person_noun, names_people, plural, singular, swap_noun, verb_lemma};
+use super::visible::is_visible;
+use super::words::{
+    META, PICTURE_KINDS, is_person_noun, names_people, plural, singular, swap_noun, verb_lemma,
+};
 use crate::filter::entities::Entity;
 
 /// A question the rules wrote, before the round trip.
@@ -75,6 +78,9 @@ struct Clause<'a> {
     places: Vec<Chunk>,
     /// The copula's adjective complement ("the sky is blue").
     complement: Option<(usize, usize)>,
+    /// The caption's opening noun phrase when it names the kind of picture ("an animated line
+    /// drawing of …", "a map of …"): its words and head.
+    picture: Option<(usize, usize, usize)>,
 }
 
 impl<'a> Clause<'a> {
@@ -102,6 +108,9 @@ impl<'a> Clause<'a> {
             return None;
         }
         let mut c = chunks[k];
+        let picture = PICTURE_KINDS
+            .contains(&p.words[c.head].lower.as_str())
+            .then_some((c.start, c.end, c.head));
         // "a photo of a dog …": the photo's subject is the subject.
         if META.contains(&p.words[c.head].lower.as_str())
             && let Some(next) = chunks.get(k + 1)
@@ -132,6 +141,7 @@ impl<'a> Clause<'a> {
             object: None,
             places: Vec::new(),
             complement: None,
+            picture,
         };
         let mut k = last + 1;
         // Phrases that modify the subject before the verb ("a man in a suit riding …") are skipped:
@@ -161,7 +171,19 @@ impl<'a> Clause<'a> {
             k = close + 1;
         }
         let Some(v) = chunks.get(k).filter(|c| c.kind == ChunkKind::Verb) else {
-            // No verb: "a cat on a bed", "a red bus".
+            // No verb: "a cat on a bed", "a red bus". A place in the frame after a "with" phrase
+            // is the with-object's: "a large mountain with a lake in the foreground" (the lake
+            // is); other places stay the subject's ("a pizza with cheese on a wooden table").
+            if let Some(with) = before_verb
+                .iter()
+                .position(|pp| p.words[pp.start].lower == "with")
+            {
+                let mut k = 0;
+                before_verb.retain(|pp| {
+                    k += 1;
+                    k <= with + 1 || !in_the_frame(p, pp)
+                });
+            }
             clause.places = before_verb;
             return Some(clause);
         };
@@ -388,6 +410,18 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
     // Not of a light verb's idiom: "make their way", "take part", "pay its respects".
     let idiom = |h: usize| IDIOM_OBJECTS.contains(&singular(&p.words[h].lower).as_str());
     match (c.verb, c.inverted()) {
+        // "A table showing the number of bugs", "an engraving depicting a crowd": the subject is a
+        // picture; what it shows is the question, not what it is "doing".
+        (Some((v, _)), Some(_)) if depicts(p, &v) && c.object.is_some() => {
+            let (s, e, _) = c.object.expect("checked above");
+            let aux = if c.plural { "do" } else { "does" };
+            ask(
+                &mut out,
+                question(&["What", aux, &subject, "show"]),
+                (s, e),
+                AnswerType::Object,
+            );
+        }
         (Some((v, form)), Some((aux, verb))) => {
             // The subject: "Who is riding a horse on a dirt road?"
             let wh = if c.subject_is_person() { "Who" } else { "What" };
@@ -507,6 +541,10 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                         (np_chunk.start, np_chunk.end),
                         AnswerType::Object,
                     );
+                    // "What is in Cupertino?" asks what a picture cannot show: its place's name.
+                    if is_named(p, place.start, place.end) {
+                        continue;
+                    }
                     let wh = if c.subject_is_person() { "Who" } else { "What" };
                     let q = question(&[wh, "is", &p.text(place.start, place.end, false)]);
                     let t = if wh == "Who" {
@@ -521,6 +559,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
         }
         _ => {}
     }
+    picture_questions(&c, &mut out);
     if let Some((s, e)) = c.complement
         && p.words[s..e]
             .iter()
@@ -532,6 +571,130 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
     }
     out.retain(|q| !answer_inside(q) && !names_a_place(p, q));
     out
+}
+
+/// Of a caption that says what kind of picture it is, or names a verbless subject: "What kind of
+/// picture is this? — an animated line drawing", "Who is in the photograph? — the author", "What
+/// does the diagram show? — the engine", and "Who is in the picture? — PERSON" of "PERSON with
+/// his handiwork" (only when no other question asks for the subject, and only of a person or a
+/// visible thing: "the outside of a building" is no answer).
+fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
+    let p = c.p;
+    let ask = |out: &mut Vec<Proposal>, q: &str, (start, end): (usize, usize), t: AnswerType| {
+        out.push(Proposal {
+            question: q.to_string(),
+            answer: p.text(start, end, true),
+            span: Some((start, end)),
+            answer_type: t,
+            counted: None,
+        })
+    };
+    let subject_asked = out.iter().any(|q| q.span == Some(c.subject));
+    let kind = c.picture.map(|(_, _, h)| p.words[h].lower.as_str());
+    if let Some((start, end, _)) = c.picture {
+        ask(
+            out,
+            "What kind of picture is this?",
+            (start, end),
+            AnswerType::Object,
+        );
+    }
+    let shown_by = match kind {
+        // "a map of the hemisphere": the subject stayed the map; what it shows follows "of".
+        Some(kind) if !META.contains(&kind) => {
+            if let Some(of) = c.places.first()
+                && p.words[of.start].lower == "of"
+                && let ChunkKind::Pp { np } = of.kind
+                // A logo is of its owner, whose name is no answer a picture gives.
+                && kind != "logo"
+            {
+                let (_, end) = p.coordination(np);
+                let span = (p.chunks[np].start, end);
+                ask(
+                    out,
+                    &format!("What does the {kind} show?"),
+                    span,
+                    AnswerType::Object,
+                );
+            }
+            return;
+        }
+        Some(kind) => kind,
+        None => "picture",
+    };
+    // "the outside of a large apartment building": a part, not what the picture shows.
+    let part_of = c.places.first().is_some_and(|pp| {
+        pp.start == c.subject.1 && p.words[pp.start].lower == "of" && kind.is_none()
+    });
+    // Only of a fragment: a caption with a finite verb that the clause reader did not take
+    // ("Winds from the plateaus create …", "There is growing pressure …") is a sentence whose
+    // subject is no thing in the picture more often than not.
+    let finite = p
+        .words
+        .iter()
+        .any(|w| matches!(w.tag, "VBZ" | "VBD" | "VBP" | "VB" | "MD"));
+    // The subject ends where the caption does, or a phrase or a clause of it starts: not "a
+    // yellow fire" of a hydrant the tagger did not know.
+    let whole = p.words.get(c.subject.1).is_none_or(|w| w.pos == Pos::Punct)
+        || c.places.first().is_some_and(|pp| pp.start == c.subject.1);
+    if c.verb.is_some() || subject_asked || part_of || finite || !whole {
+        return;
+    }
+    let (wh, t) = if c.subject_is_person() {
+        ("Who", AnswerType::Person)
+    } else if is_visible(&singular(&p.words[c.head].lower)) {
+        ("What", AnswerType::Object)
+    } else {
+        return;
+    };
+    ask(out, &format!("{wh} is in the {shown_by}?"), c.subject, t);
+}
+
+/// Nouns that place a thing in the picture's frame, not in the world: "in the foreground", "in
+/// the top right corner".
+const FRAME: [&str; 11] = [
+    "foreground",
+    "background",
+    "corner",
+    "distance",
+    "left",
+    "right",
+    "middle",
+    "center",
+    "centre",
+    "top",
+    "bottom",
+];
+
+/// Whether the prepositional phrase `pp` places its thing in the frame ([`FRAME`]).
+fn in_the_frame(p: &Parse, pp: &Chunk) -> bool {
+    let ChunkKind::Pp { np } = pp.kind else {
+        return false;
+    };
+    FRAME.contains(&p.words[p.chunks[np].head].lower.as_str())
+}
+
+/// Verbs whose subject is a picture that shows their object ("a table showing …", "an engraving
+/// depicting …").
+const DEPICTING: [&str; 6] = [
+    "show",
+    "depict",
+    "illustrate",
+    "feature",
+    "portray",
+    "represent",
+];
+
+/// Whether the verb group `v`'s verb is one of [`DEPICTING`], in any form ("showing", "depicts").
+fn depicts(p: &Parse, v: &Chunk) -> bool {
+    let verb = p.words[v.head].lower.as_str();
+    DEPICTING.iter().any(|lemma| {
+        let stem = lemma.trim_end_matches('e');
+        verb == *lemma
+            || verb
+                .strip_prefix(stem)
+                .is_some_and(|ending| matches!(ending, "s" | "es" | "ed" | "d" | "ing" | "n"))
+    })
 }
 
 /// Whether a non-boolean answer is printed inside its own question.
@@ -1013,6 +1176,82 @@ mod tests {
         assert!(
             no.0.starts_with("Is the man riding a") && !no.0.contains("horse"),
             "{no:?}"
+        );
+    }
+
+    #[test]
+    fn what_kind_of_picture_and_what_it_shows() {
+        let c = "Photograph of the author.";
+        has(c, "What kind of picture is this?", "photograph");
+        has(c, "Who is in the photograph?", "the author");
+        has(
+            "A diagram of the engine",
+            "What does the diagram show?",
+            "the engine",
+        );
+        has(
+            "Logo of the Pacific Islands Forum",
+            "What kind of picture is this?",
+            "logo",
+        );
+        // A fragment's subject, when nothing else asks for it.
+        has(
+            "PERSON with his handiwork",
+            "Who is in the picture?",
+            "PERSON",
+        );
+        has(
+            "A Romney ewe with her two lambs",
+            "What is in the picture?",
+            "a Romney ewe",
+        );
+        // Not of a part ("the outside"), nor of a sentence the clause reader did not take.
+        let no_subject = |caption: &str| {
+            let all = qa(caption);
+            assert!(
+                all.iter().all(|(q, _)| !q.ends_with("in the picture?")),
+                "{caption}: {all:#?}"
+            );
+        };
+        no_subject("The outside of a large apartment building, dotted with air conditioners.");
+        no_subject("There is growing pressure to tackle waste");
+    }
+
+    #[test]
+    fn a_picture_that_shows_is_asked_what_it_shows() {
+        let all = qa("Black and white engraving depicting a crowd of people");
+        assert!(
+            all.contains(&(
+                "What does the black and white engraving show?".into(),
+                "a crowd".into()
+            )),
+            "{all:#?}"
+        );
+        assert!(
+            all.iter()
+                .all(|(q, _)| !q.contains("doing") && !q.contains("depicting")),
+            "{all:#?}"
+        );
+    }
+
+    #[test]
+    fn a_phrase_after_with_belongs_to_its_object() {
+        let all = qa("A large mountain with a lake in the foreground");
+        assert!(
+            all.iter().all(|(_, a)| !a.contains("foreground")),
+            "{all:#?}"
+        );
+    }
+
+    #[test]
+    fn no_question_names_a_place_or_a_state_as_where() {
+        let all =
+            qa("The Apple Vision Pro headset on display at Apple’s headquarters in Cupertino.");
+        assert!(
+            all.iter().all(|(q, a)| !q.contains("Cupertino")
+                && !a.contains("headquarters")
+                && a != "display"),
+            "{all:#?}"
         );
     }
 }

@@ -9,7 +9,7 @@ use foldhash::fast::RandomState;
 use crate::filter::pos::Tagger;
 
 /// Nouns that name people: a subject among them is asked about with "who".
-const PEOPLE: [&str; 108] = [
+const PEOPLE: [&str; 117] = [
     "man",
     "woman",
     "boy",
@@ -118,6 +118,15 @@ const PEOPLE: [&str; 108] = [
     "driver",
     "pilot",
     "vendor",
+    "author",
+    "writer",
+    "scientist",
+    "researcher",
+    "engineer",
+    "wrestler",
+    "coach",
+    "owner",
+    "founder",
 ];
 
 /// Kinds of things, after COCO's super-categories, widened with common caption nouns. A yes/no
@@ -212,10 +221,11 @@ pub const TIMES: [&str; 16] = [
     "weekend",
 ];
 
-/// Nouns of weather and of occasions, not places: "Where do the people walk? — in the rain",
-/// "Where does PERSON participate? — in an interview" are no questions a picture answers. (Snow
-/// stays a place: "two dogs playing in the snow" are on it.)
-pub const NOT_PLACES: [&str; 19] = [
+/// Nouns of weather, of occasions and of states, not places: "Where do the people walk? — in the
+/// rain", "Where does PERSON participate? — in an interview", "What is the headset on? — display",
+/// "What is the airliner in? — flight" are no questions a picture answers. (Snow stays a place:
+/// "two dogs playing in the snow" are on it.)
+pub const NOT_PLACES: [&str; 22] = [
     "rain",
     "snowfall",
     "shower",
@@ -229,6 +239,9 @@ pub const NOT_PLACES: [&str; 19] = [
     "sleet",
     "weather",
     "interview",
+    "display",
+    "flight",
+    "action",
     "trial",
     "deal",
     "election",
@@ -290,6 +303,28 @@ pub const META: [&str; 16] = [
     "snapshot",
     "sketch",
     "rendering",
+];
+
+/// Nouns that say what kind of picture a caption's picture is, when they open it ("an animated
+/// line drawing of …", "a map of …"); not the words every picture is ("image", "picture", "view").
+pub const PICTURE_KINDS: [&str; 17] = [
+    "photograph",
+    "photo",
+    "portrait",
+    "drawing",
+    "painting",
+    "sketch",
+    "illustration",
+    "rendering",
+    "map",
+    "logo",
+    "diagram",
+    "chart",
+    "screenshot",
+    "poster",
+    "cartoon",
+    "infographic",
+    "collage",
 ];
 
 /// Irregular verbs: past or participle form and lemma.
