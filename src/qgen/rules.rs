@@ -516,6 +516,25 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 let np = p.chunks[np];
                 ask(&mut out, q, (np.start, np.end), AnswerType::Object);
             }
+            // The company or the instrument: "Who does PERSON meet with? — President-elect
+            // PERSON", "What is the man cutting the cake with? — a knife".
+            // Only a "with" right after the verb and its object: "stand near white vans with a
+            // barrier" has the barrier with the vans.
+            if let Some(with) = c.places.first().filter(|pp| p.words[pp.start].lower == "with")
+                && let ChunkKind::Pp { np } = with.kind
+                && form != Form::Copula
+            {
+                let (_, end) = p.coordination(np);
+                let head = &p.words[p.chunks[np].head];
+                let (wh, t) = if head.entity == Some(Entity::Person) || names_people(&head.text) {
+                    ("Who", AnswerType::Person)
+                } else {
+                    ("What", AnswerType::Object)
+                };
+                let object = c.object.map(|(s, e, _)| c.words(s, e)).unwrap_or_default();
+                let q = question(&[wh, &aux, &subject, &verb, &object, "with"]);
+                ask(&mut out, q, (p.chunks[np].start, end), t);
+            }
             yes_no_clause(&c, seed, &aux, &verb, &mut out);
         }
         (None, _) => {
@@ -622,10 +641,19 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
         Some(kind) => kind,
         None => "picture",
     };
-    // "the outside of a large apartment building": a part, not what the picture shows.
-    let part_of = c.places.first().is_some_and(|pp| {
-        pp.start == c.subject.1 && p.words[pp.start].lower == "of" && kind.is_none()
-    });
+    // "A bin of small whale bones" is in the picture, bones and all; "the outside of a large
+    // apartment building" is a part of a thing, which says less than the caption.
+    let of = c
+        .places
+        .first()
+        .filter(|pp| pp.start == c.subject.1 && p.words[pp.start].lower == "of" && kind.is_none());
+    if of.is_some() && PARTS.contains(&p.words[c.head].lower.as_str()) {
+        return;
+    }
+    let answer = match of.map(|pp| pp.kind) {
+        Some(ChunkKind::Pp { np }) => (c.subject.0, p.coordination(np).1),
+        _ => c.subject,
+    };
     // Only of a fragment: a caption with a finite verb that the clause reader did not take
     // ("Winds from the plateaus create …", "There is growing pressure …") is a sentence whose
     // subject is no thing in the picture more often than not.
@@ -637,7 +665,7 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
     // yellow fire" of a hydrant the tagger did not know.
     let whole = p.words.get(c.subject.1).is_none_or(|w| w.pos == Pos::Punct)
         || c.places.first().is_some_and(|pp| pp.start == c.subject.1);
-    if c.verb.is_some() || subject_asked || part_of || finite || !whole {
+    if c.verb.is_some() || subject_asked || finite || !whole {
         return;
     }
     let (wh, t) = if c.subject_is_person() {
@@ -647,8 +675,15 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
     } else {
         return;
     };
-    ask(out, &format!("{wh} is in the {shown_by}?"), c.subject, t);
+    ask(out, &format!("{wh} is in the {shown_by}?"), answer, t);
 }
+
+/// Nouns for a part or side of a thing: "the outside of a building" is no answer to "what is in
+/// the picture?".
+const PARTS: [&str; 14] = [
+    "outside", "inside", "top", "bottom", "side", "front", "back", "edge", "end", "interior",
+    "exterior", "part", "corner", "detail",
+];
 
 /// Nouns that place a thing in the picture's frame, not in the world: "in the foreground", "in
 /// the top right corner".
@@ -1236,6 +1271,16 @@ mod tests {
 
     #[test]
     fn a_phrase_after_with_belongs_to_its_object() {
+        has(
+            "PERSON meets with President-elect PERSON in the Oval Office",
+            "Who does PERSON meet with?",
+            "President-elect PERSON",
+        );
+        has(
+            "a man cutting a cake with a knife",
+            "What is the man cutting a cake with?",
+            "a knife",
+        );
         let all = qa("A large mountain with a lake in the foreground");
         assert!(
             all.iter().all(|(_, a)| !a.contains("foreground")),
