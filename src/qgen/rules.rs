@@ -517,10 +517,13 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 ask(&mut out, q, (np.start, np.end), AnswerType::Object);
             }
             // The company or the instrument: "Who does PERSON meet with? — President-elect
-            // PERSON", "What is the man cutting the cake with? — a knife".
-            // Only a "with" right after the verb and its object: "stand near white vans with a
-            // barrier" has the barrier with the vans.
-            if let Some(with) = c.places.first().filter(|pp| p.words[pp.start].lower == "with")
+            // PERSON", "What is the man cutting a cake with? — a knife"; only of a "with" right
+            // after the verb and its object ("stand near white vans with a barrier": the
+            // barrier is with the vans).
+            if let Some(with) = c
+                .places
+                .first()
+                .filter(|pp| p.words[pp.start].lower == "with")
                 && let ChunkKind::Pp { np } = with.kind
                 && form != Form::Copula
             {
@@ -1240,6 +1243,11 @@ mod tests {
             "What is in the picture?",
             "a Romney ewe",
         );
+        has(
+            "A torn sheet of paper",
+            "What is in the picture?",
+            "a torn sheet of paper",
+        );
         // Not of a part ("the outside"), nor of a sentence the clause reader did not take.
         let no_subject = |caption: &str| {
             let all = qa(caption);
@@ -1270,7 +1278,7 @@ mod tests {
     }
 
     #[test]
-    fn a_phrase_after_with_belongs_to_its_object() {
+    fn who_or_what_a_verb_is_done_with() {
         has(
             "PERSON meets with President-elect PERSON in the Oval Office",
             "Who does PERSON meet with?",
@@ -1281,6 +1289,13 @@ mod tests {
             "What is the man cutting a cake with?",
             "a knife",
         );
+        // Not a "with" after a place: the barrier is with the vans.
+        let all = qa("People in combat gear stand near white vans with a red tape barrier");
+        assert!(all.iter().all(|(q, _)| !q.ends_with("with?")), "{all:#?}");
+    }
+
+    #[test]
+    fn a_phrase_after_with_belongs_to_its_object() {
         let all = qa("A large mountain with a lake in the foreground");
         assert!(
             all.iter().all(|(_, a)| !a.contains("foreground")),
