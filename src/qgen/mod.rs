@@ -197,9 +197,10 @@ impl Reservoir {
     /// A kept question whose noun the caption does not name, under that word, a synonym, its kind
     /// or a member of it (the caption's nouns, singular, are `names`).
     ///
-    /// A caption naming anyone (a person noun or PERSON) borrows no question counting people or
-    /// clothing: "how many men" of "PERSON in a black suit" is no zero, nor "how many dresses" of
-    /// "Spectators at the trial".
+    /// A caption naming anyone (a person noun or PERSON) borrows no question counting people,
+    /// clothing or what is around people at events and in public places: "how many men" of
+    /// "PERSON in a black suit" is no zero, nor "how many dresses" of "Spectators at the trial",
+    /// nor "how many cameras" of a meeting in the Oval Office.
     fn borrow(&mut self, names: &[String], has_people: bool) -> Option<(String, String)> {
         if self.items.is_empty() {
             return None;
@@ -208,8 +209,10 @@ impl Reservoir {
         (0..self.items.len().min(8))
             .map(|k| &self.items[(start + k) % self.items.len()])
             .find(|(_, noun)| {
-                let counts_people =
-                    has_people && (words::is_person_noun(noun) || visible::is_clothing(noun));
+                let counts_people = has_people
+                    && (words::is_person_noun(noun)
+                        || visible::is_clothing(noun)
+                        || visible::is_around_people(noun));
                 !names.iter().any(|n| visible::overlaps(noun, n)) && !counts_people
             })
             .cloned()

@@ -504,6 +504,35 @@ pub fn is_clothing(noun: &str) -> bool {
     kind_of(noun).is_some_and(|k| KINDS[k][0] == "clothing")
 }
 
+/// Things around people at events and in public places — the press's cameras and microphones,
+/// barricades, balloons, banners, seats, statues — which a caption naming people leaves unnamed:
+/// "How many cameras? — 0" of a meeting in the Oval Office, "How many balloons? — 0" of supporters
+/// cheering on election night, "How many monuments? — 0" of people walking through Union Square
+/// were judged wrong (issue 29's labels).
+const AROUND_PEOPLE: [&str; 12] = [
+    "camera",
+    "microphone",
+    "barricade",
+    "barrier",
+    "balloon",
+    "banner",
+    "podium",
+    "bench",
+    "chair",
+    "seat",
+    "statue",
+    "monument",
+];
+
+/// Whether a singular lower-case noun names a thing of [`AROUND_PEOPLE`] or a synonym of one.
+pub fn is_around_people(noun: &str) -> bool {
+    AROUND_PEOPLE.contains(&noun)
+        || index()
+            .synonyms
+            .get(noun)
+            .is_some_and(|&k| SYNONYMS[k].iter().any(|s| AROUND_PEOPLE.contains(s)))
+}
+
 /// Whether a caption naming `named` (singular, lower case) could show a `counted`: the same word,
 /// a synonym, the kind of the other, or a member of its kind when `counted` names the kind.
 pub fn overlaps(counted: &str, named: &str) -> bool {
@@ -532,6 +561,8 @@ mod tests {
         assert!(is_background("tree") && is_background("flag") && is_background("automobile"));
         assert!(!is_background("dog") && !is_background("umbrella") && !is_background("bus"));
         assert!(is_clothing("dress") && is_clothing("clothing") && !is_clothing("dog"));
+        assert!(is_around_people("camera") && is_around_people("barricade"));
+        assert!(!is_around_people("dog") && !is_around_people("pizza"));
     }
 
     #[test]
