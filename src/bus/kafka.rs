@@ -652,20 +652,26 @@ impl Producer for KafkaProducer {
 /// and keeps serving the group's protocol until the statistics have shown it steady for a
 /// heartbeat and a statistics interval (with the cooperative protocol a round that revoked
 /// partitions is followed at once by the round that hands them over: the assignment callback
-/// alone is no sign of the end), then leaves. A member that is steady when it closes leaves at
+/// alone is no sign of the end), then leaves. That holds for a member that finds its group steady
+/// too: one steady for less than that span waits out the rest of it (seen in the soak: the leader,
+/// steady for half a second after the round that let two new members in, left at once; the
+/// follow-up round had begun, and the group stayed stranded). A member steady for longer leaves at
 /// once; so does one whose group does not settle within the limit. Neither closes the race
 /// entirely: a join that reaches the broker in the last heartbeat interval before the LeaveGroup
 /// still finds a forming group, and if the leaving member is its leader, tansu stalls. On any broker
-/// this costs at most one round at shutdown, and spares the group a round started by a member that
-/// then vanishes. Messages polled meanwhile are dropped: their offsets are never stored, so the
-/// next owner reads them.
+/// this costs at most one round and a heartbeat at shutdown, and spares the group a round started
+/// by a member that then vanishes. Messages polled meanwhile are dropped: their offsets are never
+/// stored, so the next owner reads them.
 fn settle(consumer: &BaseConsumer<ConsumerCtx>, state: &GroupState, limits: Settle) {
     let steady_for = || lock(&state.steady_since).map(|since| since.elapsed());
     let quiet = || steady_for().is_some_and(|d| d >= limits.quiet);
-    if steady_for().is_some() {
+    if quiet() {
         return;
     }
-    tracing::info!("waiting for the group's rebalance to complete before leaving it");
+    tracing::info!(
+        steady_for = ?steady_for(),
+        "waiting for the group to be steady for a heartbeat before leaving it"
+    );
     let started = Instant::now();
     // Steady for a heartbeat and a statistics interval: a round that a new member's join started
     // just before is then known (the heartbeat says so, the next statistics show it). Seen without
