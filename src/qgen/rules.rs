@@ -26,7 +26,9 @@
 //! caption cannot vouch for.
 
 use super::AnswerType;
-use super::parse::{COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, as_digits, is_color};
+use super::parse::{
+    COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, Word, as_digits, is_color,
+};
 use super::visible::is_animal;
 use super::visible::is_visible;
 use super::words::{
@@ -47,6 +49,19 @@ pub struct Proposal {
     pub answer_type: AnswerType,
     /// For a count, the counted noun in the singular (the zero-count reservoir keeps it).
     pub counted: Option<String>,
+}
+
+impl Proposal {
+    /// A question whose answer is the caption's words `span` (numbers as digits).
+    fn of_span(p: &Parse, question: String, span: (usize, usize), answer_type: AnswerType) -> Self {
+        Self {
+            question,
+            answer: p.text(span.0, span.1, true),
+            span: Some(span),
+            answer_type,
+            counted: None,
+        }
+    }
 }
 
 /// The verb group's form.
@@ -178,11 +193,8 @@ impl<'a> Clause<'a> {
                 .iter()
                 .position(|pp| p.words[pp.start].lower == "with")
             {
-                let mut k = 0;
-                before_verb.retain(|pp| {
-                    k += 1;
-                    k <= with + 1 || !in_the_frame(p, pp)
-                });
+                let after = before_verb.split_off(with + 1);
+                before_verb.extend(after.into_iter().filter(|pp| !in_the_frame(p, pp)));
             }
             clause.places = before_verb;
             return Some(clause);
@@ -368,9 +380,14 @@ impl<'a> Clause<'a> {
     }
 
     fn subject_is_person(&self) -> bool {
-        let w = &self.p.words[self.head];
-        w.entity == Some(Entity::Person) || names_people(&w.text)
+        names_a_person(&self.p.words[self.head])
     }
+}
+
+/// Whether a word names a person or people: a name found as a person's (or PERSON), a people
+/// noun, a demonym.
+fn names_a_person(w: &Word) -> bool {
+    w.entity == Some(Entity::Person) || names_people(&w.text)
 }
 
 /// Joins the non-empty parts with spaces, capitalises and adds "?".
@@ -399,13 +416,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
     let subject = c.subject_definite();
     let be = c.be();
     let ask = |out: &mut Vec<Proposal>, q: String, span: (usize, usize), t: AnswerType| {
-        out.push(Proposal {
-            question: q,
-            answer: p.text(span.0, span.1, true),
-            span: Some(span),
-            answer_type: t,
-            counted: None,
-        });
+        out.push(Proposal::of_span(p, q, span, t));
     };
     // Not of a light verb's idiom: "make their way", "take part", "pay its respects".
     let idiom = |h: usize| IDIOM_OBJECTS.contains(&singular(&p.words[h].lower).as_str());
@@ -528,8 +539,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 && form != Form::Copula
             {
                 let (_, end) = p.coordination(np);
-                let head = &p.words[p.chunks[np].head];
-                let (wh, t) = if head.entity == Some(Entity::Person) || names_people(&head.text) {
+                let (wh, t) = if names_a_person(&p.words[p.chunks[np].head]) {
                     ("Who", AnswerType::Person)
                 } else {
                     ("What", AnswerType::Object)
@@ -602,24 +612,11 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
 /// visible thing: "the outside of a building" is no answer).
 fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
     let p = c.p;
-    let ask = |out: &mut Vec<Proposal>, q: &str, (start, end): (usize, usize), t: AnswerType| {
-        out.push(Proposal {
-            question: q.to_string(),
-            answer: p.text(start, end, true),
-            span: Some((start, end)),
-            answer_type: t,
-            counted: None,
-        })
-    };
     let subject_asked = out.iter().any(|q| q.span == Some(c.subject));
     let kind = c.picture.map(|(_, _, h)| p.words[h].lower.as_str());
     if let Some((start, end, _)) = c.picture {
-        ask(
-            out,
-            "What kind of picture is this?",
-            (start, end),
-            AnswerType::Object,
-        );
+        let q = "What kind of picture is this?".to_string();
+        out.push(Proposal::of_span(p, q, (start, end), AnswerType::Object));
     }
     let shown_by = match kind {
         // "a map of the hemisphere": the subject stayed the map; what it shows follows "of".
@@ -630,26 +627,40 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
                 // A logo is of its owner, whose name is no answer a picture gives.
                 && kind != "logo"
             {
-                let (_, end) = p.coordination(np);
-                let span = (p.chunks[np].start, end);
-                ask(
-                    out,
-                    &format!("What does the {kind} show?"),
-                    span,
-                    AnswerType::Object,
-                );
+                let span = (p.chunks[np].start, p.coordination(np).1);
+                let q = format!("What does the {kind} show?");
+                out.push(Proposal::of_span(p, q, span, AnswerType::Object));
             }
             return;
         }
         Some(kind) => kind,
         None => "picture",
     };
+    if c.verb.is_some() || subject_asked {
+        return;
+    }
+    // Only of a fragment: a caption with a finite verb that the clause reader did not take
+    // ("Winds from the plateaus create …", "There is growing pressure …") is a sentence whose
+    // subject is no thing in the picture more often than not.
+    if p.words
+        .iter()
+        .any(|w| matches!(w.tag, "VBZ" | "VBD" | "VBP" | "VB" | "MD"))
+    {
+        return;
+    }
+    // The subject ends where the caption does, or a phrase or a clause of it starts: not "a
+    // yellow fire" of a hydrant the tagger did not know.
+    let next = c.places.first().filter(|pp| pp.start == c.subject.1);
+    if next.is_none()
+        && p.words
+            .get(c.subject.1)
+            .is_some_and(|w| w.pos != Pos::Punct)
+    {
+        return;
+    }
     // "A bin of small whale bones" is in the picture, bones and all; "the outside of a large
     // apartment building" is a part of a thing, which says less than the caption.
-    let of = c
-        .places
-        .first()
-        .filter(|pp| pp.start == c.subject.1 && p.words[pp.start].lower == "of" && kind.is_none());
+    let of = next.filter(|pp| p.words[pp.start].lower == "of" && kind.is_none());
     if of.is_some() && PARTS.contains(&p.words[c.head].lower.as_str()) {
         return;
     }
@@ -657,20 +668,6 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
         Some(ChunkKind::Pp { np }) => (c.subject.0, p.coordination(np).1),
         _ => c.subject,
     };
-    // Only of a fragment: a caption with a finite verb that the clause reader did not take
-    // ("Winds from the plateaus create …", "There is growing pressure …") is a sentence whose
-    // subject is no thing in the picture more often than not.
-    let finite = p
-        .words
-        .iter()
-        .any(|w| matches!(w.tag, "VBZ" | "VBD" | "VBP" | "VB" | "MD"));
-    // The subject ends where the caption does, or a phrase or a clause of it starts: not "a
-    // yellow fire" of a hydrant the tagger did not know.
-    let whole = p.words.get(c.subject.1).is_none_or(|w| w.pos == Pos::Punct)
-        || c.places.first().is_some_and(|pp| pp.start == c.subject.1);
-    if c.verb.is_some() || subject_asked || finite || !whole {
-        return;
-    }
     let (wh, t) = if c.subject_is_person() {
         ("Who", AnswerType::Person)
     } else if is_visible(&singular(&p.words[c.head].lower)) {
@@ -678,7 +675,12 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
     } else {
         return;
     };
-    ask(out, &format!("{wh} is in the {shown_by}?"), answer, t);
+    out.push(Proposal::of_span(
+        p,
+        format!("{wh} is in the {shown_by}?"),
+        answer,
+        t,
+    ));
 }
 
 /// Nouns for a part or side of a thing: "the outside of a building" is no answer to "what is in
