@@ -209,11 +209,11 @@ impl Reservoir {
         (0..self.items.len().min(8))
             .map(|k| &self.items[(start + k) % self.items.len()])
             .find(|(_, noun)| {
-                let counts_people = has_people
+                let goes_with_people = has_people
                     && (words::is_person_noun(noun)
                         || visible::is_clothing(noun)
                         || visible::is_around_people(noun));
-                !names.iter().any(|n| visible::overlaps(noun, n)) && !counts_people
+                !names.iter().any(|n| visible::overlaps(noun, n)) && !goes_with_people
             })
             .cloned()
     }

@@ -491,11 +491,16 @@ const BACKGROUND: [&str; 14] = [
 
 /// Whether a singular lower-case noun names a thing of [`BACKGROUND`] or its kind.
 pub fn is_background(noun: &str) -> bool {
-    BACKGROUND.contains(&noun)
+    in_list_or_synonym(noun, &BACKGROUND)
+}
+
+/// Whether a singular lower-case noun is in `list` or is a synonym ([`SYNONYMS`]) of a word in it.
+fn in_list_or_synonym(noun: &str, list: &[&str]) -> bool {
+    list.contains(&noun)
         || index()
             .synonyms
             .get(noun)
-            .is_some_and(|&k| SYNONYMS[k].iter().any(|s| BACKGROUND.contains(s)))
+            .is_some_and(|&k| SYNONYMS[k].iter().any(|s| list.contains(s)))
 }
 
 /// Whether a singular lower-case noun names clothing (or what people carry): what the people of a
@@ -526,11 +531,7 @@ const AROUND_PEOPLE: [&str; 12] = [
 
 /// Whether a singular lower-case noun names a thing of [`AROUND_PEOPLE`] or a synonym of one.
 pub fn is_around_people(noun: &str) -> bool {
-    AROUND_PEOPLE.contains(&noun)
-        || index()
-            .synonyms
-            .get(noun)
-            .is_some_and(|&k| SYNONYMS[k].iter().any(|s| AROUND_PEOPLE.contains(s)))
+    in_list_or_synonym(noun, &AROUND_PEOPLE)
 }
 
 /// Whether a caption naming `named` (singular, lower case) could show a `counted`: the same word,
