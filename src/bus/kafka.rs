@@ -83,18 +83,12 @@ impl KafkaBus {
         }
     }
 
-    /// How long a closing member waits for a rebalance under way ([`settle`]): at most
-    /// [`SETTLE_WAIT`]; the group steady for a heartbeat (`heartbeat.interval.ms`, 3 s by default)
-    /// and a statistics interval (1 s).
-    fn settle_limits(&self) -> Settle {
-        let option = |key: &str, default_ms: u64| {
-            let ms = self.settings.consumer_options.get(key);
-            Duration::from_millis(ms.and_then(|ms| ms.parse().ok()).unwrap_or(default_ms))
-        };
-        Settle {
-            quiet: option("heartbeat.interval.ms", 3000) + STATISTICS_INTERVAL,
-            wait: SETTLE_WAIT,
-        }
+    /// How long a closing member's group must have been steady before it leaves ([`settle`]): a
+    /// heartbeat (`heartbeat.interval.ms`, 3 s by default) and a statistics interval (1 s).
+    fn settle_quiet(&self) -> Duration {
+        let heartbeat = self.settings.consumer_options.get("heartbeat.interval.ms");
+        let heartbeat = heartbeat.and_then(|ms| ms.parse().ok()).unwrap_or(3000);
+        Duration::from_millis(heartbeat) + STATISTICS_INTERVAL
     }
 
     fn config(&self, role: &BTreeMap<String, String>) -> ClientConfig {
@@ -236,7 +230,7 @@ impl Bus for KafkaBus {
             stop,
             thread: Some(thread),
             state: context,
-            settle: self.settle_limits(),
+            settle_quiet: self.settle_quiet(),
         }))
     }
 }
@@ -640,8 +634,8 @@ impl Producer for KafkaProducer {
     }
 }
 
-/// Waits, up to `limits.wait`, for a rebalance under way to complete before the member leaves its
-/// group.
+/// Waits, up to [`SETTLE_WAIT`], for the member's group to have been steady for `quiet` before
+/// the member leaves it.
 ///
 /// tansu keeps a member that leaves a *forming* group (after the JoinGroup round began, before its
 /// leader's SyncGroup) as the group's leader for good: its `leave` removes the member but not the
@@ -662,10 +656,10 @@ impl Producer for KafkaProducer {
 /// this costs at most one round and a heartbeat at shutdown, and spares the group a round started
 /// by a member that then vanishes. Messages polled meanwhile are dropped: their offsets are never
 /// stored, so the next owner reads them.
-fn settle(consumer: &BaseConsumer<ConsumerCtx>, state: &GroupState, limits: Settle) {
+fn settle(consumer: &BaseConsumer<ConsumerCtx>, state: &GroupState, quiet: Duration) {
     let steady_for = || lock(&state.steady_since).map(|since| since.elapsed());
-    let quiet = || steady_for().is_some_and(|d| d >= limits.quiet);
-    if quiet() {
+    let settled = || steady_for().is_some_and(|d| d >= quiet);
+    if settled() {
         return;
     }
     tracing::info!(
@@ -677,27 +671,18 @@ fn settle(consumer: &BaseConsumer<ConsumerCtx>, state: &GroupState, limits: Sett
     // just before is then known (the heartbeat says so, the next statistics show it). Seen without
     // it: statistics taken a moment before the heartbeat's "rebalance in progress" said steady,
     // the member left, and the JoinGroup it had in flight had made it the new round's leader.
-    while !quiet() && started.elapsed() < limits.wait {
+    while !settled() && started.elapsed() < SETTLE_WAIT {
         if let Ok(assignment) = consumer.assignment() {
             let _ = consumer.pause(&assignment);
         }
         let _ = consumer.poll(Duration::from_millis(100));
     }
-    if !quiet() {
+    if !settled() {
         tracing::warn!(
-            waited = ?limits.wait,
+            waited = ?SETTLE_WAIT,
             "leaving a group whose rebalance did not complete"
         );
     }
-}
-
-/// How long a closing member waits for its group to be steady ([`settle`]).
-#[derive(Clone, Copy, Debug)]
-struct Settle {
-    /// How long the group must have been steady: a heartbeat and a statistics interval.
-    quiet: Duration,
-    /// The longest wait.
-    wait: Duration,
 }
 
 /// Commits the stored offsets and waits; having nothing to commit is fine.
@@ -720,8 +705,8 @@ struct KafkaConsumer {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
     state: Arc<GroupState>,
-    /// How long `close` waits for a rebalance under way to complete (see [`settle`]).
-    settle: Settle,
+    /// How long `close` wants the group steady before leaving it (see [`settle`]).
+    settle_quiet: Duration,
 }
 
 impl KafkaConsumer {
@@ -825,10 +810,10 @@ impl Consumer for KafkaConsumer {
         if let Some(thread) = this.thread {
             let _ = tokio::task::spawn_blocking(move || thread.join()).await;
         }
-        let (consumer, state, limits) = (this.consumer, this.state, this.settle);
+        let (consumer, state, quiet) = (this.consumer, this.state, this.settle_quiet);
         // Settling, committing and leaving the group are blocking network exchanges.
         tokio::task::spawn_blocking(move || {
-            settle(&consumer, &state, limits);
+            settle(&consumer, &state, quiet);
             let result = commit_sync(&consumer);
             // Dropping the consumer closes it: its partitions are revoked and it leaves the group
             // at once. (`unsubscribe` first would, with the cooperative protocol, start one more
