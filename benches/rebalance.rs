@@ -28,6 +28,8 @@ const ROUNDS: usize = 3;
 /// The tests' settings (quick to notice a member come or go), with `strategy` for assignment.
 fn settings(brokers: &str, strategy: &str) -> KafkaSettings {
     let mut settings = common::kafka_settings(brokers);
+    // B's leaving is one of the events measured: it sends LeaveGroup, as on Apache Kafka.
+    settings.leave_group_on_close = true;
     for (key, value) in [
         ("partition.assignment.strategy", strategy),
         ("heartbeat.interval.ms", "500"),

@@ -538,13 +538,19 @@ def main():
                         help="librdkafka debug contexts for every member's consumer, e.g. cgrp "
                              "(group joins, heartbeats, commits: in the members' logs)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument("--work", help="work directory to use (created; kept, as with --keep)")
     parser.add_argument("--report", help="also write the JSON report to this file")
     args = parser.parse_args()
     if args.change_at is None:
         args.change_at = args.seconds // 2
     if args.broker_restart_at is None:
         args.broker_restart_at = args.seconds * 3 // 4
-    work = Path(tempfile.mkdtemp(prefix="altflow-soak-"))
+    if args.work:
+        work = Path(args.work)
+        work.mkdir(parents=True)
+        args.keep = True
+    else:
+        work = Path(tempfile.mkdtemp(prefix="altflow-soak-"))
     soak = Soak(args, work)
     try:
         code = soak.main()

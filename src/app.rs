@@ -108,6 +108,7 @@ pub fn open_bus(pipeline: &Pipeline) -> (Arc<dyn Bus>, Option<EmbeddedBus>) {
                 brokers: pipeline.bus.brokers.clone().unwrap_or_default(),
                 replication_factor: pipeline.bus.replication_factor,
                 commit_interval: pipeline.bus.commit_interval,
+                leave_group_on_close: pipeline.bus.leave_group_on_close,
                 options: pipeline.bus.options.clone(),
                 consumer_options: pipeline.bus.consumer_options.clone(),
                 producer_options: pipeline.bus.producer_options.clone(),

@@ -13,15 +13,19 @@ from conftest import ROOT
 
 def test_a_short_soak_loses_nothing_and_trains_each_sample_once(altflow_bin, tmp_path):
     report = tmp_path / "report.json"
+    # The work directory (members' logs with their group protocol's debug lines, the broker's
+    # log, the output) stays in pytest's tmp_path for a failure to be read afterwards.
+    work = tmp_path / "soak"
+    seconds = os.environ.get("ALTFLOW_SOAK_SECONDS", "300")
     run = subprocess.run(
-        [sys.executable, str(ROOT / "scripts/soak.py"), "--seconds", "90", "--rate", "3",
+        [sys.executable, str(ROOT / "scripts/soak.py"), "--seconds", seconds, "--rate", "3",
          "--chaos", "20", "--settle", "240", "--reader-idle", "45", "--report", str(report),
          # The broker restart is the fault suite's (tests/faults.rs), which tells tansu's own
          # losses apart; here it would make the short soak depend on them.
-         "--broker-restart-at", "0"],
+         "--broker-restart-at", "0", "--work", str(work), "--consumer-debug", "cgrp"],
         env={**os.environ, "ALTFLOW_BIN": altflow_bin}, capture_output=True, text=True,
         timeout=900)
-    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-12000:]
+    assert run.returncode == 0, f"work directory {work}\n" + run.stdout[-4000:] + run.stderr[-12000:]
     result = json.loads(report.read_text())
     assert not any(result["problems"].values()), result["problems"]
     # The faults happened — members killed or paused, the stages changed — and the web's failures

@@ -45,6 +45,9 @@ pub struct KafkaSettings {
     pub replication_factor: i32,
     /// How often librdkafka commits stored offsets (`auto.commit.interval.ms`).
     pub commit_interval: Duration,
+    /// Whether a closing consumer leaves its group (LeaveGroup) or stops without a word, as a
+    /// crashed member does (see [`vanish`]).
+    pub leave_group_on_close: bool,
     /// librdkafka options for every client.
     pub options: BTreeMap<String, String>,
     /// librdkafka options for consumers only.
@@ -230,7 +233,10 @@ impl Bus for KafkaBus {
             stop,
             thread: Some(thread),
             state: context,
-            settle_quiet: self.settle_quiet(),
+            leave: self
+                .settings
+                .leave_group_on_close
+                .then(|| self.settle_quiet()),
         }))
     }
 }
@@ -635,7 +641,8 @@ impl Producer for KafkaProducer {
 }
 
 /// Waits, up to [`SETTLE_WAIT`], for the member's group to have been steady for `quiet` before
-/// the member leaves it.
+/// the member leaves it (with `leave_group_on_close`; by default a member does not leave, see
+/// [`vanish`]).
 ///
 /// tansu keeps a member that leaves a *forming* group (after the JoinGroup round began, before its
 /// leader's SyncGroup) as the group's leader for good: its `leave` removes the member but not the
@@ -685,6 +692,48 @@ fn settle(consumer: &BaseConsumer<ConsumerCtx>, state: &GroupState, quiet: Durat
     }
 }
 
+/// Ends a consumer without leaving its group, as a crashed member ends: librdkafka's instance is
+/// destroyed with `RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE` (no LeaveGroup, no revoke callback), and
+/// the broker removes the member once its session times out; its partitions then move to the
+/// members that stay. The caller has committed what it finished.
+///
+/// Why not leave: tansu keeps a member that leaves a group mid-rebalance as that group's leader
+/// for good ([`settle`]), and two members stopped together — a stage change, a scale-down — leave
+/// within a heartbeat of each other, too close for either to see the round the other's LeaveGroup
+/// started (seen in the 5-minute soak: the old writers' LeaveGroups 190 ms apart, the group's
+/// writers assigned nothing for the four minutes left). A member whose session expires has its
+/// leadership cleared with it, which is why a SIGKILLed member never stranded a group. The cost is
+/// the session timeout: the member's partitions wait that long for a new owner.
+///
+/// Falls back to leaving (dropping the consumer) when another handle on it is still alive, which
+/// `close` rules out by joining the poll thread first.
+fn vanish(consumer: Arc<BaseConsumer<ConsumerCtx>>) {
+    let consumer = match Arc::try_unwrap(consumer) {
+        Ok(consumer) => consumer,
+        Err(shared) => {
+            tracing::warn!("consumer still shared at close: leaving the group instead");
+            drop(shared);
+            return;
+        }
+    };
+    let native = consumer.client().native_ptr();
+    // SAFETY: `native` is this consumer's live librdkafka instance, and this is its only handle
+    // (the `Arc` was unique), so nothing uses the instance after it is destroyed here. The Rust
+    // wrapper is then forgotten, not dropped: its `Drop` would close and destroy the instance a
+    // second time. What it leaks — the wrapper, its queue handle and the context — is a few
+    // hundred bytes per closed consumer, and consumers close once per stage run.
+    unsafe {
+        rdkafka::bindings::rd_kafka_destroy_flags(
+            native,
+            rdkafka::bindings::RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE,
+        );
+    }
+    std::mem::forget(consumer);
+    tracing::info!(
+        "stopped without leaving the group: its partitions move after the session timeout"
+    );
+}
+
 /// Commits the stored offsets and waits; having nothing to commit is fine.
 fn commit_sync(consumer: &BaseConsumer<ConsumerCtx>) -> Result<()> {
     nothing_to_commit_is_fine(consumer.commit_consumer_state(CommitMode::Sync))
@@ -705,8 +754,9 @@ struct KafkaConsumer {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
     state: Arc<GroupState>,
-    /// How long `close` wants the group steady before leaving it (see [`settle`]).
-    settle_quiet: Duration,
+    /// Whether `close` leaves the group, and if so how long it wants the group steady first (see
+    /// [`settle`]); `None`: it stops without leaving ([`vanish`]).
+    leave: Option<Duration>,
 }
 
 impl KafkaConsumer {
@@ -810,9 +860,14 @@ impl Consumer for KafkaConsumer {
         if let Some(thread) = this.thread {
             let _ = tokio::task::spawn_blocking(move || thread.join()).await;
         }
-        let (consumer, state, quiet) = (this.consumer, this.state, this.settle_quiet);
+        let (consumer, state, leave) = (this.consumer, this.state, this.leave);
         // Settling, committing and leaving the group are blocking network exchanges.
         tokio::task::spawn_blocking(move || {
+            let Some(quiet) = leave else {
+                let result = commit_sync(&consumer);
+                vanish(consumer);
+                return result;
+            };
             settle(&consumer, &state, quiet);
             let result = commit_sync(&consumer);
             // Dropping the consumer closes it: its partitions are revoked and it leaves the group

@@ -247,6 +247,13 @@ pub struct BusConfig {
     /// Kafka: how often stored offsets are committed.
     #[serde(default = "default_commit_interval", with = "humantime_serde")]
     pub commit_interval: Duration,
+    /// Kafka: whether a stopping member leaves its consumer group (LeaveGroup: its partitions
+    /// move at once) or stops as a crashed one does (they move once `session.timeout.ms` has
+    /// passed). Off by default because on tansu a member that leaves while its group rebalances
+    /// strands the group for good (docs/kubernetes.md); on Apache Kafka and the services built on
+    /// it, turn it on for immediate handover.
+    #[serde(default)]
+    pub leave_group_on_close: bool,
     /// Prefix of consumer group ids; a stage's group is `{group_prefix}-{stage}`.
     #[serde(default = "default_group_prefix")]
     pub group_prefix: String,

@@ -182,6 +182,8 @@ pub fn kafka_settings(brokers: &str) -> altflow::bus::kafka::KafkaSettings {
         brokers: brokers.to_string(),
         replication_factor: 1,
         commit_interval: Duration::from_millis(500),
+        // altflow's default, which tansu needs (KafkaSettings::leave_group_on_close).
+        leave_group_on_close: false,
         options: Default::default(),
         consumer_options: consumer
             .iter()
