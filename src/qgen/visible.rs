@@ -475,6 +475,13 @@ pub fn is_visible(noun: &str) -> bool {
         || is_person_noun(noun)
 }
 
+/// Whether a singular lower-case noun is one of the things, scenes and signs listed here (not
+/// only WordNet's physical things, which take in "musk" and "trump"): the names
+/// (`crate::filter::entities`) tell a caption's subject from a name with it.
+pub fn is_listed_thing(noun: &str) -> bool {
+    kind_of(noun).is_some() || index().scenes.contains(noun) || SIGNS.contains(&noun)
+}
+
 /// Whether "how many" may ask about the singular lower-case noun `noun`: a countable visible
 /// thing, not a person (people are counted by the caption's own numbers only).
 pub fn is_countable(noun: &str) -> bool {

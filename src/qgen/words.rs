@@ -225,7 +225,14 @@ pub const TIMES: [&str; 16] = [
 /// rain", "Where does PERSON participate? — in an interview", "What is the headset on? — display",
 /// "What is the airliner in? — flight" are no questions a picture answers. (Snow stays a place:
 /// "two dogs playing in the snow" are on it.)
-pub const NOT_PLACES: [&str; 22] = [
+pub const NOT_PLACES: [&str; 28] = [
+    // "about 10 feet in diameter": a measure, not a place.
+    "diameter",
+    "length",
+    "height",
+    "width",
+    "depth",
+    "size",
     "rain",
     "snowfall",
     "shower",
