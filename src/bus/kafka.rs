@@ -73,6 +73,10 @@ const STATISTICS_INTERVAL: Duration = Duration::from_secs(1);
 /// deadline of its own, and a pod's grace period covers this too (docs/kubernetes.md).
 const SETTLE_WAIT: Duration = Duration::from_secs(10);
 
+/// `session.timeout.ms` of altflow's consumers unless `consumer_options` sets it (librdkafka's own
+/// default is 45 s).
+const DEFAULT_SESSION_TIMEOUT_MS: &str = "10000";
+
 fn kafka(op: &'static str) -> impl FnOnce(KafkaError) -> BusError {
     move |source| BusError::Kafka { op, source }
 }
@@ -199,6 +203,10 @@ impl Bus for KafkaBus {
             // cooperative). `range` or `roundrobin` in consumer_options bring back eager
             // rebalancing.
             .set("partition.assignment.strategy", "cooperative-sticky")
+            // A stopped member's partitions wait its session out when it does not leave the group
+            // (the default, see `vanish`), and so does a stage restarted in the same group: 10 s
+            // rather than librdkafka's 45, as in k8s/base. consumer_options can change it.
+            .set("session.timeout.ms", DEFAULT_SESSION_TIMEOUT_MS)
             // The group's state tells `close` whether a rebalance is under way.
             .set(
                 "statistics.interval.ms",

@@ -251,7 +251,9 @@ pub struct BusConfig {
     /// move at once) or stops as a crashed one does (they move once `session.timeout.ms` has
     /// passed). Off by default because on tansu a member that leaves while its group rebalances
     /// strands the group for good (docs/kubernetes.md); on Apache Kafka and the services built on
-    /// it, turn it on for immediate handover.
+    /// it, turn it on for immediate handover. (A member that stops without leaving is removed
+    /// when its session expires: `session.timeout.ms`, which altflow sets to 10 s unless
+    /// `consumer_options` says otherwise.)
     #[serde(default)]
     pub leave_group_on_close: bool,
     /// Prefix of consumer group ids; a stage's group is `{group_prefix}-{stage}`.
