@@ -9,7 +9,9 @@
 //! - it is a run of two or more capitalised words (initials like "F." allowed inside) that starts with
 //!   a census first name or a title ("Dr", "President", …) and ends with a census last name or a
 //!   word the lexicon does not know as a common word, unless both its first and last words are
-//!   common words ("Rose Garden", "Summer Dress").
+//!   common words ("Rose Garden", "Summer Dress"), or
+//! - it is the caption's first word, no common English word, and followed by a verb of what people
+//!   do ("Musk wearing a face mask": `lone_subject_at`).
 //!
 //! A place is a span listed as one. Known misses and false hits are in docs/stages.md ("PERSON / LOC").
 
