@@ -177,8 +177,10 @@ fn without_brackets(text: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Where a photo credit starts: "Photo: …", "Credit: …", "| Getty Images".
-const CREDIT_MARKERS: [&str; 11] = [
+/// Where a photo credit starts: "Photo: …", "Credit: …", "| Getty Images"; or, opening the text,
+/// a label ("FILE PHOTO: a locomotive …").
+const CREDIT_MARKERS: [&str; 12] = [
+    "file photo:",
     "photo:",
     "photograph:",
     "photo by ",
@@ -1113,6 +1115,11 @@ mod tests {
             (
                 "Photo: a dog runs on the beach on 26 November 2024 | Getty Images",
                 "a dog runs on the beach",
+            ),
+            // Reuters' label (trafilatura's test pages): before, the text was cut at "photo:".
+            (
+                "FILE PHOTO: A locomotive engine is seen at the main train station in Frankfurt",
+                "A locomotive engine is seen at the main train station in Frankfurt",
             ),
         ];
         for (caption, expected) in cases {
