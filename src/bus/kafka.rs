@@ -871,17 +871,19 @@ impl Consumer for KafkaConsumer {
         let (consumer, state, leave) = (this.consumer, this.state, this.leave);
         // Settling, committing and leaving the group are blocking network exchanges.
         tokio::task::spawn_blocking(move || {
-            let Some(quiet) = leave else {
-                let result = commit_sync(&consumer);
-                vanish(consumer);
-                return result;
-            };
-            settle(&consumer, &state, quiet);
+            if let Some(quiet) = leave {
+                settle(&consumer, &state, quiet);
+            }
             let result = commit_sync(&consumer);
-            // Dropping the consumer closes it: its partitions are revoked and it leaves the group
-            // at once. (`unsubscribe` first would, with the cooperative protocol, start one more
-            // JoinGroup round and leave in the middle of it — the case `settle` avoids.)
-            drop(consumer);
+            if leave.is_some() {
+                // Dropping the consumer closes it: its partitions are revoked and it leaves the
+                // group at once. (`unsubscribe` first would, with the cooperative protocol, start
+                // one more JoinGroup round and leave in the middle of it — the case `settle`
+                // avoids.)
+                drop(consumer);
+            } else {
+                vanish(consumer);
+            }
             result
         })
         .await

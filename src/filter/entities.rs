@@ -224,15 +224,25 @@ fn lone_subject_at(tokens: &[Token<'_>], i: usize, tagger: &Tagger) -> Option<Sp
     use crate::qgen::{visible::is_listed_thing, words::is_person_noun};
     static FREQUENT: std::sync::OnceLock<HashSet<&'static str, RandomState>> =
         std::sync::OnceLock::new();
+    if i != 0 {
+        return None;
+    }
     let (word, next) = (&tokens[i], tokens.get(i + 1)?);
-    if i != 0 || !word.is_word || acronym(word) || !next.is_word || next.is_capitalized() {
+    // The verb first: it is the cheap test, and most captions fail it ("A man …").
+    if !word.is_word
+        || acronym(word)
+        || !next.is_word
+        || next.is_capitalized()
+        || !PEOPLE_VERBS
+            .iter()
+            .any(|v| v.eq_ignore_ascii_case(next.text))
+    {
         return None;
     }
     let lower = word.text.to_lowercase();
     if word.has_digit() || is_listed_thing(&lower) || is_person_noun(&lower) {
         return None;
     }
-    let next = next.text.to_lowercase();
     let frequent = FREQUENT.get_or_init(|| {
         include_str!("../../data/lexicon/en-spelling.txt")
             .lines()
@@ -243,8 +253,7 @@ fn lone_subject_at(tokens: &[Token<'_>], i: usize, tagger: &Tagger) -> Option<Sp
         None => true,
         Some(t) => tagger.name(t) == "NN" && !frequent.contains(lower.as_str()),
     };
-    let named = uncommon && PEOPLE_VERBS.contains(&next.as_str());
-    named.then_some(Span {
+    uncommon.then_some(Span {
         start: i,
         end: i + 1,
         entity: Entity::Person,
