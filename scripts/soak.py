@@ -24,7 +24,7 @@ memory: resident set size over time of each member that was never killed, and it
 first third of the run (MiB per minute).
 
     scripts/soak.py --seconds 1800            # the full soak (scripts/soak.sh)
-    scripts/soak.py --seconds 90 --chaos 20 --broker-restart-at 0  # what python/tests/test_soak.py runs
+    scripts/soak.py --seconds 300 --chaos 20 --broker-restart-at 0  # what python/tests/test_soak.py runs
 
 Needs: the altflow binary (ALTFLOW_BIN, default target/debug/altflow), tansu (.tools/bin/tansu:
 scripts/install-broker.sh), the reader (pip install ./python[kafka]), pyarrow, and for the broker

@@ -1,4 +1,4 @@
-"""The soak's short version (scripts/soak.py; the 30-minute one is scripts/soak.sh): a Kafka
+"""The soak's 5-minute version (scripts/soak.py; the 30-minute one is scripts/soak.sh): a Kafka
 pipeline with two members per stage, fed continuously from a long-tail web while members are
 SIGKILLed and SIGSTOPped and qgen is added in front of the writers, two ranks training from
 `shards`. Nothing lost, nothing twice, no stall (a group tansu stranded would leave samples out
