@@ -73,6 +73,8 @@ def main() -> int:
                          f"second set: {', '.join(SECOND)})")
     ap.add_argument("--failures", action="store_true",
                     help="list the Q/A labelled invalid, by failure kind")
+    ap.add_argument("--few", type=int, default=20,
+                    help="how many descriptions with fewer than 3 Q/A to list")
     ap.add_argument("--gate-errors", action="store_true",
                     help="list the captions the gate reads otherwise than the hand labels")
     args = ap.parse_args()
@@ -133,7 +135,7 @@ def main() -> int:
     reasons = collections.Counter(o.get("not_description") for o in outputs)
     print("Gate reasons: " + ", ".join(f"{r}={n}" for r, n in sorted(reasons.items(), key=str)
                                       if r))
-    for source, caption, n in few_examples[:20]:
+    for source, caption, n in few_examples[:args.few]:
         print(f"- {source}, {n} Q/A: {caption[:140]}")
 
     rows = []

@@ -160,7 +160,17 @@ pub fn subject_is_visible(p: &Parse) -> bool {
 
 /// `text` without parenthesised or bracketed parts: credits ("(Photo by …)"), affiliations
 /// ("(R-GA)"), labels ("(Photos)", "(WATCH FULL VIDEO)"). An unclosed bracket runs to the end.
+/// A text wholly in brackets ("[A GNU head]", as some sites mark a logo's alt text) is its own
+/// content, the brackets left out.
 fn without_brackets(text: &str) -> String {
+    let trimmed = text.trim();
+    if let Some(inner) = trimmed
+        .strip_prefix(['(', '['])
+        .and_then(|t| t.strip_suffix([')', ']']))
+        && !inner.contains(['(', ')', '[', ']'])
+    {
+        return inner.split_whitespace().collect::<Vec<_>>().join(" ");
+    }
     let mut out = String::with_capacity(text.len());
     let mut depth = 0usize;
     for ch in text.chars() {
@@ -369,12 +379,30 @@ const MINOR: [&str; 27] = [
 ];
 
 /// Whether `sentence` is in title case: of the words after the first (not substitution tokens, not
-/// minor words in lower case), at least three and three quarters capitalised — "The Best Fitness
+/// minor words in lower case, not a place's name closing it), at least three and three quarters capitalised — "The Best Fitness
 /// Trackers and Watches for Everyone" — or a capitalised auxiliary ("Deepfake Audio Is a …").
 /// A news caption full of names still has its verbs and common nouns in lower case.
 fn is_title_case(sentence: &str) -> bool {
     let (mut words, mut capitals) = (0usize, 0usize);
-    for word in sentence.split_whitespace().skip(1) {
+    let tokens: Vec<&str> = sentence.split_whitespace().collect();
+    // A name closing the sentence after a preposition and "the" is a place's, which a caption
+    // capitalises too: "Vineyards in the Ahr Valley".
+    let name_from = tokens.len()
+        - tokens
+            .iter()
+            .rev()
+            .take_while(|t| t.starts_with(char::is_uppercase))
+            .count();
+    let end = if name_from >= 2
+        && name_from < tokens.len()
+        && tokens[name_from - 1] == "the"
+        && MINOR.contains(&tokens[name_from - 2])
+    {
+        name_from
+    } else {
+        tokens.len()
+    };
+    for word in tokens[..end].iter().skip(1) {
         let word = word.trim_matches(|c: char| !c.is_alphanumeric());
         let Some(first) = word.chars().next() else {
             continue;
@@ -680,7 +708,8 @@ const LISTED: [&str; 12] = [
     "questions",
 ];
 
-/// Openings of headlines and teasers: "Why …", "How to …", "Best …", "A look at …".
+/// Openings of headlines and teasers: "Why …", "How to …", "Best …", "A look at …", "Photos
+/// from …".
 fn opens_like_a_headline(lower: &[String]) -> bool {
     let first = lower.first().map(String::as_str);
     let listicle = first.is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()))
@@ -697,6 +726,13 @@ fn opens_like_a_headline(lower: &[String]) -> bool {
             &["a", "closer", "look", "at"],
             &["a", "guide", "to"],
             &["an", "introduction", "to"],
+            // A gallery's link: one picture's alt text says "a photo of".
+            &["photos", "from"],
+            &["photos", "of"],
+            &["pictures", "from"],
+            &["pictures", "of"],
+            &["images", "from"],
+            &["images", "of"],
         ]
         .iter()
         .any(|p| opening(p))
@@ -1143,6 +1179,24 @@ mod tests {
     }
 
     #[test]
+    fn a_caption_wholly_in_brackets_keeps_its_words() {
+        assert_eq!(read("[A GNU head]").text, "A GNU head");
+        assert_eq!(read("A dog (Photo: AP)").text, "A dog");
+    }
+
+    #[test]
+    fn subjects_the_lexicon_mistags_are_still_seen() {
+        use crate::qgen::parse::parse;
+        for caption in [
+            "An ornate school building",
+            "Cloche placed on a terracotta saucer",
+            "The baleen recovered from a stranded Pygmy Right Whale.",
+        ] {
+            assert!(subject_is_visible(&parse(caption)), "{caption}");
+        }
+    }
+
+    #[test]
     fn what_no_picture_describes() {
         let cases = [
             (
@@ -1207,6 +1261,10 @@ mod tests {
                 "The same image, before and after applying glass tile effect.",
                 NotDescription::NothingVisible,
             ),
+            (
+                "Photos from the Happy Ending Salon",
+                NotDescription::Headline,
+            ),
         ];
         for (caption, reason) in cases {
             assert_eq!(read(caption).not_description, Some(reason), "{caption}");
@@ -1219,6 +1277,8 @@ mod tests {
             "Employees at Dallas-Fort Worth International Airport de-ice a plane",
             "PERSON and PERSON smiling while sitting on a park bench",
             "a man riding a horse on a dirt road",
+            // A place's name closes it: no title case.
+            "Vineyards in the Ahr Valley",
             "Sign on the door of a shop",
             "May flowers in a vase",
             "A button that says 'Download on the App Store'",

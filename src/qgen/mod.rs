@@ -201,11 +201,19 @@ impl Reservoir {
     /// clothing or what is around people at events and in public places: "how many men" of
     /// "PERSON in a black suit" is no zero, nor "how many dresses" of "Spectators at the trial",
     /// nor "how many cameras" of a meeting in the Oval Office.
-    fn borrow(&mut self, names: &[String], has_people: bool) -> Option<(String, String)> {
+    ///
+    /// `pick` chooses where the search starts; `None` draws it from the reservoir's generator.
+    fn borrow(
+        &mut self,
+        names: &[String],
+        has_people: bool,
+        pick: Option<u64>,
+    ) -> Option<(String, String)> {
         if self.items.is_empty() {
             return None;
         }
-        let start = (self.next() % self.items.len() as u64) as usize;
+        let pick = pick.unwrap_or_else(|| self.next());
+        let start = (pick % self.items.len() as u64) as usize;
         (0..self.items.len().min(8))
             .map(|k| &self.items[(start + k) % self.items.len()])
             .find(|(_, noun)| {
@@ -366,8 +374,11 @@ impl Generator {
                 source,
                 read: None,
             }));
-            if let Some(question) = self.borrow_zero(p) {
+            let mut names: Vec<String> =
+                p.words.iter().map(|w| words::singular(&w.lower)).collect();
+            if let Some((question, noun)) = self.borrow(p, &names, None) {
                 outcomes[i].proposed += 1;
+                names.push(noun);
                 items.push(Item {
                     caption: i,
                     proposal: Proposal {
@@ -380,6 +391,36 @@ impl Generator {
                     source: Source::HowManyZero,
                     read: None,
                 });
+            }
+            // A lone "yes" (the rules' "Is there …?") gets its "no" of a thing another caption
+            // names, or goes: yes and no stay balanced. Picked by the caption's hash, so that
+            // the zero counts of later captions do not change with it.
+            let first = items.len() - outcomes[i].proposed;
+            let booleans: Vec<usize> = (first..items.len())
+                .filter(|&k| items[k].proposal.answer_type == AnswerType::Boolean)
+                .collect();
+            if let [yes] = booleans[..] {
+                match self.borrow(p, &names, Some(crate::bus::stable_hash(text.as_bytes()))) {
+                    Some((_, noun)) => {
+                        outcomes[i].proposed += 1;
+                        items.push(Item {
+                            caption: i,
+                            proposal: Proposal {
+                                question: rules::there_is(&noun, false),
+                                answer: "no".into(),
+                                span: None,
+                                answer_type: AnswerType::Boolean,
+                                counted: None,
+                            },
+                            source: Source::Boolean,
+                            read: None,
+                        });
+                    }
+                    None => {
+                        items.remove(yes);
+                        outcomes[i].proposed -= 1;
+                    }
+                }
             }
             // Offered after borrowing, so that no caption is asked its own count; only things a
             // photograph could show ("How many mirages?" of a car's name is no question) and that
@@ -478,22 +519,22 @@ impl Generator {
         out
     }
 
-    /// A "how many" question of an earlier caption for this one, answered 0 (the seed found 4.5 %
-    /// of its borrowed questions wrong for the image; checking the caption's nouns removes the ones
-    /// the caption itself contradicts).
-    fn borrow_zero(&mut self, parsed: &Parse) -> Option<String> {
-        let names: Vec<String> = parsed
-            .words
-            .iter()
-            .map(|w| words::singular(&w.lower))
-            .collect();
+    /// A "how many" question of an earlier caption for this one, answered 0, and the noun it
+    /// counts (the seed found 4.5 % of its borrowed questions wrong for the image; checking the
+    /// caption's nouns, singular, in `names` removes the ones the caption itself contradicts).
+    ///
+    /// `pick` as [`Reservoir::borrow`] takes it.
+    fn borrow(
+        &mut self,
+        parsed: &Parse,
+        names: &[String],
+        pick: Option<u64>,
+    ) -> Option<(String, String)> {
         let has_people = parsed.words.iter().any(|w| {
             w.entity == Some(crate::filter::entities::Entity::Person)
                 || (w.pos == parse::Pos::Noun && words::is_person_noun(&w.lower))
         });
-        self.reservoir
-            .borrow(&names, has_people)
-            .map(|(question, _)| question)
+        self.reservoir.borrow(names, has_people, pick)
     }
 
     /// The round trip's verdict on `read` (the answer the QA side gave) and the answer vocabulary.
@@ -565,6 +606,32 @@ mod tests {
         fn generate(&mut self, caption: &str) -> Result<Outcome, QgenError> {
             Ok(self.generate_batch(&[caption.to_string()])?.remove(0))
         }
+    }
+
+    #[test]
+    fn a_lone_yes_gets_a_no_of_a_thing_the_stream_names_or_goes() {
+        let mut g = Generator::new(Settings::default());
+        // Nothing borrowed yet: no "no", so no "yes" either.
+        let first = g.generate("Beach chairs on the North Sea").unwrap();
+        assert!(
+            !first.qa.iter().any(|q| q.answer_type == "boolean"),
+            "{:#?}",
+            first.qa
+        );
+        g.generate("two dogs playing with a ball in the snow")
+            .unwrap();
+        let out = g.generate("Beach chairs on the North Sea").unwrap();
+        let yes: Vec<&Qa> = out.qa.iter().filter(|q| q.answer == "yes").collect();
+        let no: Vec<&Qa> = out.qa.iter().filter(|q| q.answer == "no").collect();
+        assert_eq!(yes.len(), 1, "{:#?}", out.qa);
+        assert_eq!(yes[0].question, "Are there beach chairs?");
+        assert_eq!(no.len(), 1, "{:#?}", out.qa);
+        assert!(
+            ["Is there a dog?", "Is there a ball?"].contains(&no[0].question.as_str()),
+            "{:#?}",
+            no
+        );
+        assert!(out.qa.len() >= 3, "{:#?}", out.qa);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use foldhash::fast::RandomState;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
-use super::visible::is_animal;
+use super::visible::{is_animal, is_visible};
 use super::words::{
     LOCATIVE, NOT_PLACES, TIMES, is_aimed_at, is_caption_verb, is_person_noun, is_worn_or_held,
     singular, verb_lemma,
@@ -288,9 +288,19 @@ pub fn parse(caption: &str) -> Parse {
         && first.starts_with(|c: char| c.is_ascii_uppercase())
         && first != "PERSON"
         && first != "LOC"
-        && tagger
-            .lookup(&first.to_ascii_lowercase())
-            .is_some_and(|t| !tagger.name(t).starts_with("NNP"))
+        // "Cloche placed on a saucer": a word the lexicon lacks, which names a visible thing and
+        // is followed by a verb or a preposition ("Libyan rebels" is a people's name).
+        && match tagger.lookup(&first.to_ascii_lowercase()) {
+            Some(t) => !tagger.name(t).starts_with("NNP"),
+            None => {
+                let next = caption[first_end..].split_whitespace().next().unwrap_or("");
+                is_visible(&first.to_ascii_lowercase())
+                    && tagger.lookup(next).is_some_and(|t| {
+                        let tag = tagger.name(t);
+                        tag.starts_with("VB") || tag == "IN"
+                    })
+            }
+        }
         && names.first().is_none_or(|s| s.start > 0)
         // "Rep PERSON", "Associate Justice PERSON": a title before a name keeps its capital.
         && !caption[first_end..].trim_start().starts_with("PERSON")
@@ -485,6 +495,42 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
             set_tag(&mut words[i], "VBN");
         }
     }
+    // "an ornate school building": an -ing noun after a noun of its phrase, with no object after
+    // it, is the phrase's head ("a man building a fence" has one).
+    for i in 1..words.len() {
+        if words[i].tag == "VBG"
+            && ING_NOUNS.contains(&words[i].lower.as_str())
+            && matches!(words[i - 1].pos, Pos::Noun | Pos::Adj)
+            && words
+                .get(i + 1)
+                .is_none_or(|n| matches!(n.pos, Pos::Adp | Pos::Punct))
+        {
+            set_tag(&mut words[i], "NN");
+        }
+    }
+    // "The baleen recovered from …": a word the lexicon does not know as a verb's form, between
+    // a determiner and a verb, is a noun.
+    for i in 1..words.len().saturating_sub(1) {
+        if matches!(words[i].tag, "VBN" | "VBD")
+            && words[i - 1].pos == Pos::Det
+            && words[i + 1].pos == Pos::Verb
+            && verb_lemma(&words[i].lower).is_none()
+        {
+            set_tag(&mut words[i], "NN");
+        }
+    }
+    // "Cloche placed on a terracotta saucer", "the baleen recovered from a whale": a verb that
+    // takes an object, with none after it, is the passive participle of a fragment.
+    for i in 1..words.len().saturating_sub(1) {
+        if words[i].tag == "VBD"
+            && words[i].lower.ends_with("ed")
+            && words[i - 1].pos == Pos::Noun
+            && words[i + 1].pos == Pos::Adp
+            && verb_lemma(&words[i].lower).is_some_and(|l| OBJECT_VERBS.contains(&l.as_str()))
+        {
+            set_tag(&mut words[i], "VBN");
+        }
+    }
     let Some(first) = words.iter().position(|w| w.pos == Pos::Noun) else {
         return;
     };
@@ -530,6 +576,19 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
         }
     }
 }
+
+/// Verbs that take an object, whose past form before a preposition is a passive participle:
+/// "placed on a saucer", not "arrived at the airport".
+const OBJECT_VERBS: [&str; 16] = [
+    "place", "put", "recover", "display", "mount", "cover", "fill", "surround", "decorate",
+    "paint", "frame", "stack", "arrange", "pile", "park", "locate",
+];
+
+/// Nouns ending in "-ing" that the lexicon tags as the verb's participle.
+const ING_NOUNS: [&str; 14] = [
+    "building", "painting", "drawing", "clothing", "ceiling", "wedding", "meeting", "evening",
+    "morning", "railing", "landing", "crossing", "carving", "awning",
+];
 
 /// Whether word `i` can be inside a noun phrase before its head.
 fn premodifier(words: &[Word], i: usize) -> bool {

@@ -594,6 +594,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
         _ => {}
     }
     picture_questions(&c, &mut out);
+    existence(&c, &mut out);
     if let Some((s, e)) = c.complement
         && p.words[s..e]
             .iter()
@@ -684,6 +685,109 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
         t,
     ));
 }
+
+/// "Is there an ornate school building? — yes" of a caption whose subject is a visible thing and
+/// that no other yes/no question asks about (seed 002 takes "yes" and "no" as candidates of every
+/// caption). Its "no" is written by the generator, of a thing another caption of the stream names
+/// ([`there_is`]), so that yes and no stay balanced.
+fn existence(c: &Clause, out: &mut Vec<Proposal>) {
+    let p = c.p;
+    let head = &p.words[c.head];
+    // "A table showing the number of bugs" is the picture, not a table in it.
+    if out.iter().any(|q| q.answer_type == AnswerType::Boolean)
+        || c.picture.is_some()
+        || c.verb.is_some_and(|(v, _)| depicts(p, &v))
+        || head.entity.is_some()
+        || is_named(p, c.head, c.head + 1)
+        || is_person_noun(&head.lower)
+        || PARTS.contains(&head.lower.as_str())
+        || !is_visible(&singular(&head.lower))
+    {
+        return;
+    }
+    // The head with the common words right before it: "the Apple Vision Pro headset" →
+    // "headset", "Beach chairs" → "beach chairs", "black and white engraving"; names, numbers and
+    // possessors say what the picture may not show.
+    let keeps = |i: usize| {
+        let w = &p.words[i];
+        (matches!(w.pos, Pos::Adj | Pos::Noun) || w.tag == "VBN")
+            && w.entity.is_none()
+            && !matches!(w.tag, "NNP" | "NNPS")
+            && p.words.get(i + 1).is_none_or(|n| n.tag != "POS")
+            && !is_named(p, i, i + 1)
+    };
+    // "a plate of pasta": the quantity is the thing ("Is there a plate of pasta?").
+    let quantity = (c.subject.0..c.head).find(|&i| {
+        QUANTITY_NOUNS.contains(&p.words[i].lower.as_str()) && p.words[i + 1].lower == "of"
+    });
+    let mut from = quantity.unwrap_or(c.head);
+    while from > c.subject.0 {
+        if keeps(from - 1) {
+            from -= 1;
+        } else if from - 1 > c.subject.0 && p.words[from - 1].pos == Pos::Conj && keeps(from - 2) {
+            from -= 2;
+        } else {
+            break;
+        }
+    }
+    let words: Vec<&str> = (from..=c.head).map(|i| p.words[i].text.as_str()).collect();
+    out.push(Proposal {
+        question: there_is(&words.join(" "), head.is_plural()),
+        answer: "yes".into(),
+        span: None,
+        answer_type: AnswerType::Boolean,
+        counted: None,
+    });
+}
+
+/// "Is there a horse?", "Are there beach chairs?", "Is there bread?" of `thing` (singular, or
+/// plural when `plural`).
+pub fn there_is(thing: &str, plural: bool) -> String {
+    // The noun the article goes with: "plate" of "plate of pasta".
+    let before_of = thing.split(" of ").next().unwrap_or(thing);
+    let head = before_of.rsplit(' ').next().unwrap_or(thing).to_lowercase();
+    if plural {
+        question(&["Are there", thing])
+    } else if MASS_NOUNS.contains(&head.as_str()) {
+        question(&["Is there", thing])
+    } else {
+        question(&[&with_article("Is there a", thing)])
+    }
+}
+
+/// Nouns a caption uses without an article: "Is there bread?", not "Is there a bread?".
+const MASS_NOUNS: [&str; 30] = [
+    "food",
+    "bread",
+    "soup",
+    "pasta",
+    "rice",
+    "meat",
+    "cheese",
+    "sauce",
+    "salad",
+    "broccoli",
+    "water",
+    "grass",
+    "snow",
+    "sand",
+    "ice",
+    "smoke",
+    "fog",
+    "traffic",
+    "coffee",
+    "tea",
+    "milk",
+    "juice",
+    "wine",
+    "beer",
+    "furniture",
+    "luggage",
+    "equipment",
+    "paper",
+    "hair",
+    "baleen",
+];
 
 /// Nouns for a part or side of a thing: "the outside of a building" is no answer to "what is in
 /// the picture?".
@@ -1097,7 +1201,14 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
 /// `before` and `noun` joined, the article at the end of `before` made to fit the noun after a
 /// swap ("at a" + "office" → "at an office", "an" + "pear"... → "a pear").
 fn with_article(before: &str, noun: &str) -> String {
-    let vowel = noun.starts_with(['a', 'e', 'i', 'o', 'u']);
+    // By sound: "a uniform", "a one-way street", "an hour".
+    let vowel = (noun.starts_with(['a', 'e', 'i', 'o', 'u'])
+        && !["uni", "use", "usu", "uti", "eu", "one", "once"]
+            .iter()
+            .any(|p| noun.starts_with(p)))
+        || ["hour", "honest", "heir"]
+            .iter()
+            .any(|p| noun.starts_with(p));
     let article = if vowel { "an" } else { "a" };
     match before.rsplit_once(' ') {
         Some((head, "a" | "an")) => format!("{head} {article} {noun}"),
@@ -1124,6 +1235,53 @@ mod tests {
             all.iter().any(|(q, a)| q == question && a == answer),
             "{caption}: no ({question}, {answer}) in {all:#?}"
         );
+    }
+
+    #[test]
+    fn a_visible_subject_is_asked_whether_it_is_there() {
+        has(
+            "Beach chairs on the North Sea",
+            "Are there beach chairs?",
+            "yes",
+        );
+        has(
+            "An ornate school building",
+            "Is there an ornate school building?",
+            "yes",
+        );
+        // Names and possessors are left out, conjoined colours kept, the article by sound.
+        has(
+            "The Apple Vision Pro headset on display",
+            "Is there a headset?",
+            "yes",
+        );
+        has(
+            "Black and white engraving",
+            "Is there a black and white engraving?",
+            "yes",
+        );
+        has("A uniform", "Is there a uniform?", "yes");
+        has(
+            "A plate of pasta with tomato sauce",
+            "Is there a plate of pasta?",
+            "yes",
+        );
+        has("Fresh bread", "Is there fresh bread?", "yes");
+        // Not of people, of a picture's kind, nor when another yes/no question is asked.
+        for caption in [
+            "PERSON on stage",
+            "A map of the hemisphere",
+            "A table showing the number of bugs",
+            "a man riding a horse on a dirt road",
+        ] {
+            assert!(
+                !qa(caption)
+                    .iter()
+                    .any(|(q, _)| q.starts_with("Is there") || q.starts_with("Are there")),
+                "{caption}: {:#?}",
+                qa(caption)
+            );
+        }
     }
 
     #[test]

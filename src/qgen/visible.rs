@@ -491,9 +491,22 @@ pub fn is_countable(noun: &str) -> bool {
 /// Things in the background of most photographs taken outdoors or in a room, which a caption
 /// leaves unnamed: "How many trees are there? — 0" of "Pedestrians crossing a wide street" or
 /// "How many flags? — 0" of a rally is a guess, not an answer. No zero count asks about them.
-const BACKGROUND: [&str; 14] = [
-    "tree", "building", "house", "flag", "sign", "window", "cloud", "pole", "fence", "bush",
-    "light", "car", "plant", "wall",
+const BACKGROUND: [&str; 15] = [
+    "tree",
+    "building",
+    "house",
+    "flag",
+    "sign",
+    "window",
+    "cloud",
+    "pole",
+    "fence",
+    "bush",
+    "light",
+    "car",
+    "plant",
+    "wall",
+    "skyscraper",
 ];
 
 /// Whether a singular lower-case noun names a thing of [`BACKGROUND`] or its kind.
