@@ -75,7 +75,7 @@ pub struct Reading {
 pub fn read(caption: &str) -> Reading {
     let text = without_brackets(caption);
     let text = without_credit(&text);
-    let text = without_dateline(text);
+    let text = without_label(without_dateline(text));
     let sentence = first_sentence(text);
     let described = without_times(sentence);
     let words = Words::of(&described);
@@ -95,6 +95,21 @@ pub fn read(caption: &str) -> Reading {
     Reading {
         text: described,
         not_description,
+    }
+}
+
+/// A diagram's or a figure's label before its description ("Humans in the loop: A single loop
+/// with a human at the top …") left out: a short title, a colon, and an article opening a
+/// sentence. A headline's subtitle rarely opens with one ("Report: PERSON is eyeing …").
+fn without_label(text: &str) -> &str {
+    match text.split_once(": ") {
+        Some((label, rest))
+            if label.split_whitespace().count() <= 5
+                && ["A ", "An ", "The "].iter().any(|a| rest.starts_with(a)) =>
+        {
+            rest
+        }
+        _ => text,
     }
 }
 
@@ -1176,6 +1191,16 @@ mod tests {
         assert!(subject_is_visible(&parse(
             "PERSON and his dog on the couch"
         )));
+    }
+
+    #[test]
+    fn a_figures_label_is_left_out() {
+        let r = read("Humans in the loop: A single loop with a human at the top and a robot.");
+        assert_eq!(r.text, "A single loop with a human at the top and a robot.");
+        assert_eq!(r.not_description, None);
+        // A headline's subtitle keeps its title, and the verdict.
+        let r = read("Report: PERSON is eyeing a new position");
+        assert_eq!(r.not_description, Some(NotDescription::Headline));
     }
 
     #[test]

@@ -519,6 +519,17 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
             set_tag(&mut words[i], "NN");
         }
     }
+    // "next to bulky medical equipment": after "next to" or "close to" comes a noun phrase, not
+    // an infinitive.
+    for i in 2..words.len().saturating_sub(1) {
+        if words[i].tag == "VB"
+            && words[i - 1].lower == "to"
+            && matches!(words[i - 2].lower.as_str(), "next" | "close")
+            && matches!(words[i + 1].pos, Pos::Adj | Pos::Noun)
+        {
+            set_tag(&mut words[i], "JJ");
+        }
+    }
     // "Cloche placed on a terracotta saucer", "the baleen recovered from a whale": a verb that
     // takes an object, with none after it, is the passive participle of a fragment.
     for i in 1..words.len().saturating_sub(1) {

@@ -22,7 +22,7 @@
 //! the question's words, or the question lost the words that pin its answer down.
 
 use super::parse::{ChunkKind, Parse, Pos, as_digits, is_color};
-use super::words::{LOCATIVE, is_person_noun, singular, verb_lemma};
+use super::words::{LOCATIVE, META, is_person_noun, singular, verb_lemma};
 use crate::filter::tokens::tokenize;
 
 /// Lower case, punctuation and articles removed, whitespace collapsed: SQuAD's normalisation.
@@ -166,6 +166,12 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
                     .any(|p| p.rsplit(' ').next() == Some(w.as_str()))
         })
         .cloned();
+    // "What is in the picture?" of "an image of a dog" asks for the dog, not the image.
+    let in_the_picture = matches!(
+        &q[..],
+        [what, is, in_, the, kind] if what == "what" && is == "is" && in_ == "in" && the == "the"
+            && META.contains(&kind.as_str())
+    );
     // Spans of the kind the question asks for.
     let mut spans: Vec<(usize, usize)> = Vec::new();
     for (k, c) in caption.chunks.iter().enumerate() {
@@ -208,7 +214,7 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
                     None => in_place
                         .is_none_or(|pp| matches!(caption.preposition(pp).as_str(), "with" | "of")),
                 };
-                if wanted {
+                if wanted && !(in_the_picture && META.contains(&words[c.head].lower.as_str())) {
                     spans.push((c.start, caption.coordination(k).1));
                 }
             }

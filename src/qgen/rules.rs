@@ -465,9 +465,10 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             // Not "Who stands?" of "PERSON stands, arms crossed, …": a lone intransitive verb in a
             // simple tense asks too little to be answered from the picture.
             let rest = c.rest(true, None);
-            let bare = form == Form::Simple
-                && c.object.is_none()
-                && v.end == v.head + 1
+            // Nor "What is connected?" of "a loop connected to a lower loop by a human" (the
+            // phrases after a passive say what it is connected to).
+            let bare = (form == Form::Simple && c.object.is_none() && v.end == v.head + 1
+                || form == Form::Passive)
                 && rest.is_empty();
             if agrees && !bare {
                 let q = question(&[wh, subject_aux.unwrap_or(""), &verb_as_written, &rest]);
@@ -1403,6 +1404,10 @@ mod tests {
         not_asked(
             "PERSON stands, arms crossed and grinning, before a Tesla Model S",
             &|(q, _)| q == "Who stands?",
+        );
+        not_asked(
+            "An upper \"why\" loop connected to a lower “how” loop by a human and a robot.",
+            &|(q, _)| q == "What is connected?",
         );
         has(
             "PERSON speaks to a crowd of journalists",
