@@ -693,16 +693,25 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
 /// ([`there_is`]), so that yes and no stay balanced.
 fn existence(c: &Clause, out: &mut Vec<Proposal>) {
     let p = c.p;
-    let head = &p.words[c.head];
+    // "The outside of a large apartment building": the building is the thing.
+    let (start, head) = match c.places.first() {
+        Some(pp) if PARTS.contains(&p.words[c.head].lower.as_str()) => match pp.kind {
+            ChunkKind::Pp { np } if pp.start == c.subject.1 && p.words[pp.start].lower == "of" => {
+                (p.chunks[np].start, p.chunks[np].head)
+            }
+            _ => return,
+        },
+        _ => (c.subject.0, c.head),
+    };
+    let word = &p.words[head];
     // "A table showing the number of bugs" is the picture, not a table in it.
     if out.iter().any(|q| q.answer_type == AnswerType::Boolean)
         || c.picture.is_some()
         || c.verb.is_some_and(|(v, _)| depicts(p, &v))
-        || head.entity.is_some()
-        || is_named(p, c.head, c.head + 1)
-        || is_person_noun(&head.lower)
-        || PARTS.contains(&head.lower.as_str())
-        || !is_visible(&singular(&head.lower))
+        || word.entity.is_some()
+        || is_named(p, head, head + 1)
+        || is_person_noun(&word.lower)
+        || !is_visible(&singular(&word.lower))
     {
         return;
     }
@@ -718,22 +727,22 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
             && !is_named(p, i, i + 1)
     };
     // "a plate of pasta": the quantity is the thing ("Is there a plate of pasta?").
-    let quantity = (c.subject.0..c.head).find(|&i| {
+    let quantity = (start..head).find(|&i| {
         QUANTITY_NOUNS.contains(&p.words[i].lower.as_str()) && p.words[i + 1].lower == "of"
     });
-    let mut from = quantity.unwrap_or(c.head);
-    while from > c.subject.0 {
+    let mut from = quantity.unwrap_or(head);
+    while from > start {
         if keeps(from - 1) {
             from -= 1;
-        } else if from - 1 > c.subject.0 && p.words[from - 1].pos == Pos::Conj && keeps(from - 2) {
+        } else if from - 1 > start && p.words[from - 1].pos == Pos::Conj && keeps(from - 2) {
             from -= 2;
         } else {
             break;
         }
     }
-    let words: Vec<&str> = (from..=c.head).map(|i| p.words[i].text.as_str()).collect();
+    let words: Vec<&str> = (from..=head).map(|i| p.words[i].text.as_str()).collect();
     out.push(Proposal {
-        question: there_is(&words.join(" "), head.is_plural()),
+        question: there_is(&words.join(" "), word.is_plural()),
         answer: "yes".into(),
         span: None,
         answer_type: AnswerType::Boolean,
@@ -1268,6 +1277,11 @@ mod tests {
             "yes",
         );
         has("Fresh bread", "Is there fresh bread?", "yes");
+        has(
+            "The outside of a large apartment building",
+            "Is there a large apartment building?",
+            "yes",
+        );
         // Not of people, of a picture's kind, nor when another yes/no question is asked.
         for caption in [
             "PERSON on stage",
