@@ -394,9 +394,10 @@ const MINOR: [&str; 27] = [
 ];
 
 /// Whether `sentence` is in title case: of the words after the first (not substitution tokens, not
-/// minor words in lower case, not a place's name closing it), at least three and three quarters capitalised — "The Best Fitness
-/// Trackers and Watches for Everyone" — or a capitalised auxiliary ("Deepfake Audio Is a …").
-/// A news caption full of names still has its verbs and common nouns in lower case.
+/// minor words in lower case, not a place's name closing it), at least three and three quarters
+/// capitalised — "The Best Fitness Trackers and Watches for Everyone" — or a capitalised
+/// auxiliary ("Deepfake Audio Is a …"). A news caption full of names still has its verbs and
+/// common nouns in lower case.
 fn is_title_case(sentence: &str) -> bool {
     let (mut words, mut capitals) = (0usize, 0usize);
     let tokens: Vec<&str> = sentence.split_whitespace().collect();

@@ -399,6 +399,7 @@ pub fn parse(caption: &str) -> Parse {
         }
         i += 1;
     }
+    nouns_and_participles(&mut words);
     verbs_read_as_nouns(&mut words);
     let chunks = chunk(&words);
     Parse {
@@ -440,6 +441,60 @@ fn is_agent(w: &Word) -> bool {
         || w.tag.starts_with("NNP")
         || is_person_noun(&w.lower)
         || is_animal(&singular(&w.lower))
+}
+
+/// Words of a fragment the lexicon reads as another part of speech: "an ornate school building"
+/// (an -ing noun), "the baleen recovered from a whale" (an unknown noun, a passive participle),
+/// "next to bulky medical equipment" (an adjective, not an infinitive). Before
+/// [`verbs_read_as_nouns`], which looks for the subject's head among the nouns.
+fn nouns_and_participles(words: &mut [Word]) {
+    // "an ornate school building": an -ing noun after a noun of its phrase, with no object after
+    // it, is the phrase's head ("a man building a fence" has one).
+    for i in 1..words.len() {
+        if words[i].tag == "VBG"
+            && ING_NOUNS.contains(&words[i].lower.as_str())
+            && matches!(words[i - 1].pos, Pos::Noun | Pos::Adj)
+            && words
+                .get(i + 1)
+                .is_none_or(|n| matches!(n.pos, Pos::Adp | Pos::Punct))
+        {
+            set_tag(&mut words[i], "NN");
+        }
+    }
+    // "The baleen recovered from …": a word the lexicon does not know as a verb's form, between
+    // a determiner and a verb, is a noun.
+    for i in 1..words.len().saturating_sub(1) {
+        if matches!(words[i].tag, "VBN" | "VBD")
+            && words[i - 1].pos == Pos::Det
+            && words[i + 1].pos == Pos::Verb
+            && verb_lemma(&words[i].lower).is_none()
+        {
+            set_tag(&mut words[i], "NN");
+        }
+    }
+    // "next to bulky medical equipment": after "next to" or "close to" comes a noun phrase, not
+    // an infinitive.
+    for i in 2..words.len().saturating_sub(1) {
+        if words[i].tag == "VB"
+            && words[i - 1].lower == "to"
+            && matches!(words[i - 2].lower.as_str(), "next" | "close")
+            && matches!(words[i + 1].pos, Pos::Adj | Pos::Noun)
+        {
+            set_tag(&mut words[i], "JJ");
+        }
+    }
+    // "Cloche placed on a terracotta saucer", "the baleen recovered from a whale": a verb that
+    // takes an object, with none after it, is the passive participle of a fragment.
+    for i in 1..words.len().saturating_sub(1) {
+        if words[i].tag == "VBD"
+            && words[i].lower.ends_with("ed")
+            && words[i - 1].pos == Pos::Noun
+            && words[i + 1].pos == Pos::Adp
+            && verb_lemma(&words[i].lower).is_some_and(|l| OBJECT_VERBS.contains(&l.as_str()))
+        {
+            set_tag(&mut words[i], "VBN");
+        }
+    }
 }
 
 /// The verb a caption's lexicon made a noun: "A pedestrian walks through snow", "People in combat
@@ -491,53 +546,6 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
             && words[i].lower.ends_with("ed")
             && (words[i - 1].is_be()
                 || (words[i - 1].pos == Pos::Adv && i > 1 && words[i - 2].is_be()))
-        {
-            set_tag(&mut words[i], "VBN");
-        }
-    }
-    // "an ornate school building": an -ing noun after a noun of its phrase, with no object after
-    // it, is the phrase's head ("a man building a fence" has one).
-    for i in 1..words.len() {
-        if words[i].tag == "VBG"
-            && ING_NOUNS.contains(&words[i].lower.as_str())
-            && matches!(words[i - 1].pos, Pos::Noun | Pos::Adj)
-            && words
-                .get(i + 1)
-                .is_none_or(|n| matches!(n.pos, Pos::Adp | Pos::Punct))
-        {
-            set_tag(&mut words[i], "NN");
-        }
-    }
-    // "The baleen recovered from …": a word the lexicon does not know as a verb's form, between
-    // a determiner and a verb, is a noun.
-    for i in 1..words.len().saturating_sub(1) {
-        if matches!(words[i].tag, "VBN" | "VBD")
-            && words[i - 1].pos == Pos::Det
-            && words[i + 1].pos == Pos::Verb
-            && verb_lemma(&words[i].lower).is_none()
-        {
-            set_tag(&mut words[i], "NN");
-        }
-    }
-    // "next to bulky medical equipment": after "next to" or "close to" comes a noun phrase, not
-    // an infinitive.
-    for i in 2..words.len().saturating_sub(1) {
-        if words[i].tag == "VB"
-            && words[i - 1].lower == "to"
-            && matches!(words[i - 2].lower.as_str(), "next" | "close")
-            && matches!(words[i + 1].pos, Pos::Adj | Pos::Noun)
-        {
-            set_tag(&mut words[i], "JJ");
-        }
-    }
-    // "Cloche placed on a terracotta saucer", "the baleen recovered from a whale": a verb that
-    // takes an object, with none after it, is the passive participle of a fragment.
-    for i in 1..words.len().saturating_sub(1) {
-        if words[i].tag == "VBD"
-            && words[i].lower.ends_with("ed")
-            && words[i - 1].pos == Pos::Noun
-            && words[i + 1].pos == Pos::Adp
-            && verb_lemma(&words[i].lower).is_some_and(|l| OBJECT_VERBS.contains(&l.as_str()))
         {
             set_tag(&mut words[i], "VBN");
         }
