@@ -75,7 +75,7 @@ pub struct Reading {
 pub fn read(caption: &str) -> Reading {
     let text = without_brackets(caption);
     let text = without_credit(&text);
-    let text = without_label(without_dateline(text));
+    let text = without_teaser(without_label(without_dateline(text)));
     let sentence = first_sentence(text);
     let described = without_times(sentence);
     let words = Words::of(&described);
@@ -100,7 +100,10 @@ pub fn read(caption: &str) -> Reading {
 
 /// A diagram's or a figure's label before its description ("Humans in the loop: A single loop
 /// with a human at the top …") left out: a short title, a colon, and an article opening a
-/// sentence. A headline's subtitle rarely opens with one ("Report: PERSON is eyeing …").
+/// sentence. A headline's subtitle rarely opens with one ("Report: PERSON is eyeing …"). (A
+/// tabloid's labels, "Brotherly love: Little Kai peered …", open sentences of every kind:
+/// "Trump: PERSON hasn't made an honest dollar" is a quote, "Birthday girl: PERSON couldn't
+/// hide her delight after …" the story; left whole.)
 fn without_label(text: &str) -> &str {
     match text.split_once(": ") {
         Some((label, rest))
@@ -110,6 +113,25 @@ fn without_label(text: &str) -> &str {
             rest
         }
         _ => text,
+    }
+}
+
+/// A tabloid's teaser before its caption left out: an exclamation or a question of at most eight
+/// words, then a sentence of six or more ("That's more like it! Sienna Miller cuts a figure in a
+/// black dress …", "Sending a message? Busy PERSON reads …"). A teaser alone stays, and makes the
+/// caption a call to action or a question.
+fn without_teaser(text: &str) -> &str {
+    let Some(end) = text.find(['!', '?']) else {
+        return text;
+    };
+    let (teaser, rest) = (&text[..=end], text[end + 1..].trim_start());
+    if teaser.split_whitespace().count() <= 8
+        && rest.starts_with(char::is_uppercase)
+        && rest.split_whitespace().count() >= 6
+    {
+        rest
+    } else {
+        text
     }
 }
 
@@ -1202,6 +1224,23 @@ mod tests {
         // A headline's subtitle keeps its title, and the verdict.
         let r = read("Report: PERSON is eyeing a new position");
         assert_eq!(r.not_description, Some(NotDescription::Headline));
+    }
+
+    #[test]
+    fn a_tabloids_teaser_is_left_out() {
+        let r = read(
+            "That's more like it! Sienna Miller cuts a sexy figure in low-cut black dress to \
+             attend a premiere",
+        );
+        assert!(r.text.starts_with("Sienna Miller cuts"), "{r:?}");
+        assert_eq!(r.not_description, None);
+        let r = read("Sending a message? Busy PERSON reads a book as he arrives home in LA");
+        assert!(r.text.starts_with("Busy PERSON reads"), "{r:?}");
+        // A teaser alone keeps its verdict.
+        assert_eq!(
+            read("Donate once - or every month!").not_description,
+            Some(NotDescription::CallToAction)
+        );
     }
 
     #[test]
