@@ -598,9 +598,10 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
 
 /// Verbs that take an object, whose past form before a preposition is a passive participle:
 /// "placed on a saucer", not "arrived at the airport".
-const OBJECT_VERBS: [&str; 16] = [
+const OBJECT_VERBS: [&str; 22] = [
     "place", "put", "recover", "display", "mount", "cover", "fill", "surround", "decorate",
-    "paint", "frame", "stack", "arrange", "pile", "park", "locate",
+    "paint", "frame", "stack", "arrange", "pile", "park", "locate", "plant", "install", "store",
+    "abandon", "wrap", "escort",
 ];
 
 /// Nouns ending in "-ing" that the lexicon tags as the verb's participle.

@@ -371,8 +371,23 @@ impl<'a> Clause<'a> {
         if with_object && let Some((s, e, _)) = self.object {
             parts.push(self.words(s, e));
         }
+        // A place by its name is left out: "Who eats at a cookie truck?", not "… in New York?",
+        // which no picture answers. An "of" phrase goes with the phrase before it: "at the start
+        // of the Oktoberfest" stays, "in the Oval Office of the White House" goes.
+        let mut dropped = false;
         for place in &self.places {
-            if Some(place) != skip_place {
+            let of = self.p.words[place.start].lower == "of";
+            // People stay: "with President-elect PERSON".
+            let people = self.p.words[place.start..place.end]
+                .iter()
+                .any(|w| w.text == "PERSON" || w.entity == Some(Entity::Person));
+            let named = if of {
+                dropped
+            } else {
+                is_named(self.p, place.start, place.end) && !people
+            };
+            dropped = named;
+            if Some(place) != skip_place && !named {
                 parts.push(self.words(place.start, place.end));
             }
         }
@@ -1093,7 +1108,7 @@ fn count_predicate(c: &Clause, np: &Chunk) -> Option<String> {
                 .to_string(),
         ),
         None if !c.places.is_empty() && c.places.iter().all(|pp| p.is_location(pp)) => {
-            Some(c.rest(false, None))
+            Some(c.rest(false, None)).filter(|rest| !rest.is_empty())
         }
         _ => None,
     }
@@ -1428,6 +1443,20 @@ mod tests {
             "Who speaks to a crowd of journalists?",
             "PERSON",
         );
+        has(
+            "PERSON eats at a cookie truck in New York",
+            "Who eats at a cookie truck?",
+            "PERSON",
+        );
+        has(
+            "PERSON meets with a senator in the Oval Office of the White House",
+            "Who meets with a senator?",
+            "PERSON",
+        );
+        // A count whose only place is a name is asked without one, not "How many … are?".
+        not_asked("3 active court cases against the NSA", &|(q, _)| {
+            q.ends_with(" are?")
+        });
     }
 
     #[test]
