@@ -371,23 +371,32 @@ impl<'a> Clause<'a> {
         if with_object && let Some((s, e, _)) = self.object {
             parts.push(self.words(s, e));
         }
-        // A place by its name is left out: "Who eats at a cookie truck?", not "… in New York?",
-        // which no picture answers. An "of" phrase goes with the phrase before it: "at the start
-        // of the Oktoberfest" stays, "in the Oval Office of the White House" goes.
+        // A place by its name is left out when something else is left to ask about: "Who eats
+        // at a cookie truck?", not "… in New York?", which no picture answers; but "What is
+        // driving through Times Square?", not "What is driving?". An "of" phrase goes with the
+        // phrase before it: "at the start of the Oktoberfest" stays, "in the Oval Office of the
+        // White House" goes.
         let mut dropped = false;
-        for place in &self.places {
-            let of = self.p.words[place.start].lower == "of";
-            // People stay: "with President-elect PERSON".
-            let people = self.p.words[place.start..place.end]
-                .iter()
-                .any(|w| w.text == "PERSON" || w.entity == Some(Entity::Person));
-            let named = if of {
-                dropped
-            } else {
-                is_named(self.p, place.start, place.end) && !people
-            };
-            dropped = named;
-            if Some(place) != skip_place && !named {
+        let places: Vec<(&Chunk, bool)> = self
+            .places
+            .iter()
+            .filter(|&place| Some(place) != skip_place)
+            .map(|place| {
+                // People stay: "with President-elect PERSON".
+                let people = self.p.words[place.start..place.end]
+                    .iter()
+                    .any(|w| w.text == "PERSON" || w.entity == Some(Entity::Person));
+                dropped = if self.p.words[place.start].lower == "of" {
+                    dropped
+                } else {
+                    is_named(self.p, place.start, place.end) && !people
+                };
+                (place, dropped)
+            })
+            .collect();
+        let keep_all = parts.is_empty() && places.iter().all(|&(_, named)| named);
+        for (place, named) in places {
+            if keep_all || !named {
                 parts.push(self.words(place.start, place.end));
             }
         }
@@ -1108,7 +1117,7 @@ fn count_predicate(c: &Clause, np: &Chunk) -> Option<String> {
                 .to_string(),
         ),
         None if !c.places.is_empty() && c.places.iter().all(|pp| p.is_location(pp)) => {
-            Some(c.rest(false, None)).filter(|rest| !rest.is_empty())
+            Some(c.rest(false, None))
         }
         _ => None,
     }
