@@ -17,8 +17,8 @@
 #                Technology Review, The Local, …
 #   htmldate     htmldate 1.3.2's test pages (PyPI sdist, GPL-3.0+): EFF, Greenpeace, deutschland.de…
 #   htmd         htmd 0.5.6's example page (crates.io, Apache-2.0): a Wikipedia article
-# The third set, added at stop 42 — held out: labelled before its questions were looked at, and
-# no rule changed with it in view (scripts/qgen_real.py --sources htmlbench):
+# The third set, added at stop 42: measured held out (labelled before its questions were looked
+# at), then looked at for one rule (scripts/qgen_real.py --sources htmlbench):
 #   htmlbench    htmlparser-benchmark 1.1.3's pages (npm, MIT): 258 news and magazine pages saved
 #                in 2013 (NYTimes, Washington Post, BBC, Telegraph, CBC, TIME, …); alt texts that
 #                any other source has too (a WebMD page's, also in Mozilla's set) left out
