@@ -75,6 +75,9 @@ def main() -> int:
                          f"second set: {', '.join(SECOND)}; third set: {', '.join(THIRD)})")
     ap.add_argument("--failures", action="store_true",
                     help="list the Q/A labelled invalid, by failure kind")
+    ap.add_argument("--uniform", type=int, default=0,
+                    help="draw N Q/A uniformly, labelled or not; report the labelled share "
+                         "valid and write the unlabelled ones to OUT")
     ap.add_argument("--few", type=int, default=20,
                     help="how many descriptions with fewer than 3 Q/A to list")
     ap.add_argument("--gate-errors", action="store_true",
@@ -167,6 +170,21 @@ def main() -> int:
                     print(f"  - {l[1]}: [{r[0]}] {r[1][:90]} | {r[2]['question']} — "
                           f"{r[2]['answer']}")
 
+    if args.uniform:
+        # A uniform sample of everything written, labelled or not: the valid share of a version
+        # whose output is only partly labelled (the unlabelled ones of the sample go to OUT).
+        drawn = random.Random(args.seed).sample(rows, min(args.uniform, len(rows)))
+        done = [judged[r[3]] for r in drawn if r[3] in judged]
+        valid = sum(1 for l in done if l[0] == "1")
+        print(f"\nUniform sample of {len(drawn)} Q/A: {len(done)} labelled, {valid} valid"
+              + (f" ({valid / len(done):.0%})" if done else ""))
+        todo = [r for r in drawn if r[3] not in judged]
+        with open(args.out, "w") as f:
+            f.write("key\tsource\tcaption\tquestion\tanswer\ttype\n")
+            for source, caption, qa, k in todo:
+                f.write(f"{k}\t{source}\t{caption}\t{qa['question']}\t{qa['answer']}\t"
+                        f"{qa['answer_type']}\n")
+        print(f"{len(todo)} of them unlabelled, to judge in {args.out}")
     if args.sample:
         todo = [r for r in rows if r[3] not in judged]
         random.Random(args.seed).shuffle(todo)
