@@ -629,7 +629,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
         let q = question(&["What color", be, &subject]);
         ask(&mut out, q, (s, e), AnswerType::Color);
     }
-    out.retain(|q| !answer_inside(q) && !names_a_place(p, q));
+    out.retain(|q| !answer_inside(q) && !names_a_place(p, q) && !done_without_a_doing(q));
     out
 }
 
@@ -875,6 +875,18 @@ fn depicts(p: &Parse, v: &Chunk) -> bool {
                 .strip_prefix(stem)
                 .is_some_and(|ending| matches!(ending, "s" | "es" | "ed" | "d" | "ing" | "n"))
     })
+}
+
+/// Whether "What is … doing?" is answered by anything but an -ing verb or what "doing" itself
+/// takes ("a trick" of "is doing a trick"): "What is the shadow doing? — cast", "What is the
+/// photo collage doing? — street a silhouette" come of a misread verb group.
+fn done_without_a_doing(q: &Proposal) -> bool {
+    q.question.ends_with(" doing?")
+        && !q
+            .answer
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.ends_with("ing") || matches!(w, "a" | "an" | "the"))
 }
 
 /// Whether a non-boolean answer is printed inside its own question.
@@ -1442,6 +1454,10 @@ mod tests {
         not_asked(
             "PERSON stands, arms crossed and grinning, before a Tesla Model S",
             &|(q, _)| q == "Who stands?",
+        );
+        not_asked(
+            "The shadow of a demonstrator is cast on a Brazilian flag",
+            &|(q, a)| q.ends_with("doing?") && a == "cast",
         );
         not_asked(
             "An upper \"why\" loop connected to a lower “how” loop by a human and a robot.",
