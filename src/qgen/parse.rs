@@ -302,6 +302,11 @@ pub fn parse(caption: &str) -> Parse {
             }
         }
         && names.first().is_none_or(|s| s.start > 0)
+        // "Navy Lt. PERSON", "White House dings …": a colour before a capital opens a name.
+        && !(is_color(&first.to_ascii_lowercase())
+            && caption[first_end..]
+                .trim_start()
+                .starts_with(|c: char| c.is_uppercase()))
         // "Rep PERSON", "Associate Justice PERSON": a title before a name keeps its capital.
         && !caption[first_end..].trim_start().starts_with("PERSON")
     {

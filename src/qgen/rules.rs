@@ -920,8 +920,12 @@ fn colors_and_counts(p: &Parse, clause: Option<&Clause>, seed: u64, out: &mut Ve
             continue;
         };
         // The colour run inside the phrase ("black and white"); not of a name ("the White
-        // House", "Green Channel").
-        let named = i > 0 && w[i].text.starts_with(char::is_uppercase);
+        // House", "Green Channel", "Navy Lt. PERSON" first in a caption).
+        let capital = |k: usize| {
+            w.get(k)
+                .is_some_and(|x| x.text.starts_with(char::is_uppercase))
+        };
+        let named = capital(i) && (i > 0 || capital(i + 1));
         // "a white dwarf star", "a black hole": the colour word names a kind, not a colour.
         let kind = w
             .get(i + 1)
@@ -1454,6 +1458,10 @@ mod tests {
         not_asked(
             "PERSON stands, arms crossed and grinning, before a Tesla Model S",
             &|(q, _)| q == "Who stands?",
+        );
+        not_asked(
+            "Navy Lt. PERSON is flanked by his father and his coach",
+            &|(q, _)| q.to_lowercase().contains("navy?"),
         );
         not_asked(
             "The shadow of a demonstrator is cast on a Brazilian flag",
