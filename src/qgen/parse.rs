@@ -448,11 +448,24 @@ fn is_agent(w: &Word) -> bool {
         || is_animal(&singular(&w.lower))
 }
 
-/// Words of a fragment the lexicon reads as another part of speech: "an ornate school building"
-/// (an -ing noun), "the baleen recovered from a whale" (an unknown noun, a passive participle),
+/// Words of a fragment the lexicon reads as another part of speech: "is cast on" (a participle
+/// without "-ing"), "an ornate school building" (an -ing noun), "the baleen recovered from a whale" (an unknown noun, a passive participle),
 /// "next to bulky medical equipment" (an adjective, not an infinitive). Before
 /// [`verbs_read_as_nouns`], which looks for the subject's head among the nouns.
 fn nouns_and_participles(words: &mut [Word]) {
+    // "is cast on a flag", "a city street a silhouette", "Anchor the floating layer": the
+    // lexicon's guess of a present participle for a word without "-ing" is a passive participle
+    // after "be", an imperative's verb first, else a noun.
+    for i in 0..words.len() {
+        if words[i].tag == "VBG" && !words[i].lower.ends_with("ing") {
+            let tag = match i {
+                0 => "VB",
+                _ if words[i - 1].is_be() => "VBN",
+                _ => "NN",
+            };
+            set_tag(&mut words[i], tag);
+        }
+    }
     // "an ornate school building": an -ing noun after a noun of its phrase, with no object after
     // it, is the phrase's head ("a man building a fence" has one).
     for i in 1..words.len() {

@@ -629,7 +629,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
         let q = question(&["What color", be, &subject]);
         ask(&mut out, q, (s, e), AnswerType::Color);
     }
-    out.retain(|q| !answer_inside(q) && !names_a_place(p, q) && !done_without_a_doing(q));
+    out.retain(|q| !answer_inside(q) && !names_a_place(p, q));
     out
 }
 
@@ -875,18 +875,6 @@ fn depicts(p: &Parse, v: &Chunk) -> bool {
                 .strip_prefix(stem)
                 .is_some_and(|ending| matches!(ending, "s" | "es" | "ed" | "d" | "ing" | "n"))
     })
-}
-
-/// Whether "What is … doing?" is answered by anything but an -ing verb or what "doing" itself
-/// takes ("a trick" of "is doing a trick"): "What is the shadow doing? — cast", "What is the
-/// photo collage doing? — street a silhouette" come of a misread verb group.
-fn done_without_a_doing(q: &Proposal) -> bool {
-    q.question.ends_with(" doing?")
-        && !q
-            .answer
-            .split_whitespace()
-            .next()
-            .is_some_and(|w| w.ends_with("ing") || matches!(w, "a" | "an" | "the"))
 }
 
 /// Whether a non-boolean answer is printed inside its own question.
