@@ -227,6 +227,15 @@ impl Reservoir {
     }
 }
 
+/// Whether a caption names people (PERSON or a people noun): it borrows no zero count of people,
+/// clothing or what is around people ([`Reservoir::borrow`]).
+fn names_people(parsed: &Parse) -> bool {
+    parsed.words.iter().any(|w| {
+        w.entity == Some(crate::filter::entities::Entity::Person)
+            || (w.pos == parse::Pos::Noun && words::is_person_noun(&w.lower))
+    })
+}
+
 /// One question on its way through a batch.
 struct Item {
     /// Index of its caption in the batch.
@@ -350,8 +359,7 @@ impl Generator {
                 outcomes[i].not_description = verdicts[i];
                 continue;
             }
-            let proposals = self.propose(p, text);
-            outcomes[i].proposed = proposals.len();
+            let mut proposals = self.propose(p, text);
             // Things the caption counts or names (heads of its noun phrases), to ask of later
             // captions with the answer 0.
             let mut counted: Vec<String> = proposals
@@ -368,60 +376,42 @@ impl Generator {
             );
             counted.sort_unstable();
             counted.dedup();
+            // A borrowed "how many" question, answered 0 (the seed found 4.5 % of its borrowed
+            // questions wrong for the image; the caption's own nouns, singular, rule out the
+            // ones it contradicts).
+            let mut names: Vec<String> =
+                p.words.iter().map(|w| words::singular(&w.lower)).collect();
+            let people = names_people(p);
+            if let Some((question, noun)) = self.reservoir.borrow(&names, people, None) {
+                names.push(noun);
+                let zero = Proposal::unspanned(question, "0", AnswerType::Count);
+                proposals.push((zero, Source::HowManyZero));
+            }
+            // A lone "yes" (the rules' "Is there …?") gets its "no" of a thing another caption
+            // names, or goes: yes and no stay balanced. Picked by the caption's hash, so that
+            // the zero counts of later captions do not change with it.
+            let booleans = proposals
+                .iter()
+                .filter(|(q, _)| q.answer_type == AnswerType::Boolean)
+                .count();
+            if booleans == 1 {
+                let pick = Some(crate::bus::stable_hash(text.as_bytes()));
+                match self.reservoir.borrow(&names, people, pick) {
+                    Some((_, noun)) => {
+                        let no = rules::there_is(&noun, false);
+                        let no = Proposal::unspanned(no, "no", AnswerType::Boolean);
+                        proposals.push((no, Source::Boolean));
+                    }
+                    None => proposals.retain(|(q, _)| q.answer_type != AnswerType::Boolean),
+                }
+            }
+            outcomes[i].proposed = proposals.len();
             items.extend(proposals.into_iter().map(|(proposal, source)| Item {
                 caption: i,
                 proposal,
                 source,
                 read: None,
             }));
-            let mut names: Vec<String> =
-                p.words.iter().map(|w| words::singular(&w.lower)).collect();
-            if let Some((question, noun)) = self.borrow(p, &names, None) {
-                outcomes[i].proposed += 1;
-                names.push(noun);
-                items.push(Item {
-                    caption: i,
-                    proposal: Proposal {
-                        question,
-                        answer: "0".into(),
-                        span: None,
-                        answer_type: AnswerType::Count,
-                        counted: None,
-                    },
-                    source: Source::HowManyZero,
-                    read: None,
-                });
-            }
-            // A lone "yes" (the rules' "Is there …?") gets its "no" of a thing another caption
-            // names, or goes: yes and no stay balanced. Picked by the caption's hash, so that
-            // the zero counts of later captions do not change with it.
-            let first = items.len() - outcomes[i].proposed;
-            let booleans: Vec<usize> = (first..items.len())
-                .filter(|&k| items[k].proposal.answer_type == AnswerType::Boolean)
-                .collect();
-            if let [yes] = booleans[..] {
-                match self.borrow(p, &names, Some(crate::bus::stable_hash(text.as_bytes()))) {
-                    Some((_, noun)) => {
-                        outcomes[i].proposed += 1;
-                        items.push(Item {
-                            caption: i,
-                            proposal: Proposal {
-                                question: rules::there_is(&noun, false),
-                                answer: "no".into(),
-                                span: None,
-                                answer_type: AnswerType::Boolean,
-                                counted: None,
-                            },
-                            source: Source::Boolean,
-                            read: None,
-                        });
-                    }
-                    None => {
-                        items.remove(yes);
-                        outcomes[i].proposed -= 1;
-                    }
-                }
-            }
             // Offered after borrowing, so that no caption is asked its own count; only things a
             // photograph could show ("How many mirages?" of a car's name is no question) and that
             // are not in the background of most photographs whether a caption names them or not.
@@ -507,34 +497,10 @@ impl Generator {
             })
             .collect();
         for answer in ["yes", "no"] {
-            let proposal = Proposal {
-                question: String::new(),
-                answer: answer.into(),
-                span: None,
-                answer_type: AnswerType::Boolean,
-                counted: None,
-            };
+            let proposal = Proposal::unspanned(String::new(), answer, AnswerType::Boolean);
             out.push((proposal, Source::Boolean));
         }
         out
-    }
-
-    /// A "how many" question of an earlier caption for this one, answered 0, and the noun it
-    /// counts (the seed found 4.5 % of its borrowed questions wrong for the image; checking the
-    /// caption's nouns, singular, in `names` removes the ones the caption itself contradicts).
-    ///
-    /// `pick` as [`Reservoir::borrow`] takes it.
-    fn borrow(
-        &mut self,
-        parsed: &Parse,
-        names: &[String],
-        pick: Option<u64>,
-    ) -> Option<(String, String)> {
-        let has_people = parsed.words.iter().any(|w| {
-            w.entity == Some(crate::filter::entities::Entity::Person)
-                || (w.pos == parse::Pos::Noun && words::is_person_noun(&w.lower))
-        });
-        self.reservoir.borrow(names, has_people, pick)
     }
 
     /// The round trip's verdict on `read` (the answer the QA side gave) and the answer vocabulary.

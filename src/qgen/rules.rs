@@ -62,6 +62,17 @@ impl Proposal {
             counted: None,
         }
     }
+
+    /// A question whose answer is no span of the caption: yes, no, or a borrowed count's 0.
+    pub fn unspanned(question: String, answer: &str, answer_type: AnswerType) -> Self {
+        Self {
+            question,
+            answer: answer.into(),
+            span: None,
+            answer_type,
+            counted: None,
+        }
+    }
 }
 
 /// The verb group's form.
@@ -765,13 +776,11 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
         }
     }
     let words: Vec<&str> = (from..=head).map(|i| p.words[i].text.as_str()).collect();
-    out.push(Proposal {
-        question: there_is(&words.join(" "), word.is_plural()),
-        answer: "yes".into(),
-        span: None,
-        answer_type: AnswerType::Boolean,
-        counted: None,
-    });
+    out.push(Proposal::unspanned(
+        there_is(&words.join(" "), word.is_plural()),
+        "yes",
+        AnswerType::Boolean,
+    ));
 }
 
 /// "Is there a horse?", "Are there beach chairs?", "Is there bread?" of `thing` (singular, or
@@ -1129,13 +1138,7 @@ fn count_predicate(c: &Clause, np: &Chunk) -> Option<String> {
 
 fn yes_no(out: &mut Vec<Proposal>, yes: String, no: String) {
     for (q, a) in [(yes, "yes"), (no, "no")] {
-        out.push(Proposal {
-            question: q,
-            answer: a.to_string(),
-            span: None,
-            answer_type: AnswerType::Boolean,
-            counted: None,
-        });
+        out.push(Proposal::unspanned(q, a, AnswerType::Boolean));
     }
 }
 
