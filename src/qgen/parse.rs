@@ -262,6 +262,29 @@ pub const COLORS: [&str; 22] = [
     "turquoise",
 ];
 
+/// Whether the capital of a caption's first word `first` (ASCII), before the text `rest`, is the
+/// sentence's rather than a name's: the lexicon knows the word in lower case as no proper noun,
+/// or — "Cloche placed on a saucer" — does not know it, and it names a visible thing followed by
+/// a verb or a preposition ("Libyan rebels" is a people's name); not a colour before a capital
+/// ("Navy Lt. PERSON", "White House dings …" open names).
+fn sentence_capital(first: &str, rest: &str, tagger: &Tagger) -> bool {
+    let lower = first.to_ascii_lowercase();
+    if is_color(&lower) && rest.starts_with(|c: char| c.is_uppercase()) {
+        return false;
+    }
+    match tagger.lookup(&lower) {
+        Some(t) => !tagger.name(t).starts_with("NNP"),
+        None => {
+            let next = rest.split_whitespace().next().unwrap_or("");
+            is_visible(&lower)
+                && tagger.lookup(next).is_some_and(|t| {
+                    let tag = tagger.name(t);
+                    tag.starts_with("VB") || tag == "IN"
+                })
+        }
+    }
+}
+
 /// Whether `lower` is a colour word.
 pub fn is_color(lower: &str) -> bool {
     COLORS.contains(&lower)
@@ -283,32 +306,16 @@ pub fn parse(caption: &str) -> Parse {
     // words are lowered, so the tokens keep their boundaries and the names found stay in place.
     let first_end = caption.find(char::is_whitespace).unwrap_or(caption.len());
     let first = &caption[..first_end];
+    let rest = caption[first_end..].trim_start();
     let lowered;
     let tokens = if first.is_ascii()
         && first.starts_with(|c: char| c.is_ascii_uppercase())
         && first != "PERSON"
         && first != "LOC"
-        // "Cloche placed on a saucer": a word the lexicon lacks, which names a visible thing and
-        // is followed by a verb or a preposition ("Libyan rebels" is a people's name).
-        && match tagger.lookup(&first.to_ascii_lowercase()) {
-            Some(t) => !tagger.name(t).starts_with("NNP"),
-            None => {
-                let next = caption[first_end..].split_whitespace().next().unwrap_or("");
-                is_visible(&first.to_ascii_lowercase())
-                    && tagger.lookup(next).is_some_and(|t| {
-                        let tag = tagger.name(t);
-                        tag.starts_with("VB") || tag == "IN"
-                    })
-            }
-        }
         && names.first().is_none_or(|s| s.start > 0)
-        // "Navy Lt. PERSON", "White House dings …": a colour before a capital opens a name.
-        && !(is_color(&first.to_ascii_lowercase())
-            && caption[first_end..]
-                .trim_start()
-                .starts_with(|c: char| c.is_uppercase()))
         // "Rep PERSON", "Associate Justice PERSON": a title before a name keeps its capital.
-        && !caption[first_end..].trim_start().starts_with("PERSON")
+        && !rest.starts_with("PERSON")
+        && sentence_capital(first, rest, tagger)
     {
         lowered = format!("{}{}", first.to_ascii_lowercase(), &caption[first_end..]);
         tokenize(&lowered)
