@@ -64,6 +64,23 @@ def run(binary: str, command: list[str], field: str, texts: list[str]) -> list[d
     return out
 
 
+def kept_captions(binary: str, sources: list[str]) -> tuple[list, list]:
+    """The alt texts of `sources` in a seeded interleaving, as (source, alt text), and the ones
+    `altflow filter --preset cc12m` keeps, as (source, caption), each caption once."""
+    web = ROOT / ".tools/captions/web"
+    items = []
+    for source in sources:
+        path = web / f"{source}.txt"
+        if not path.exists():
+            sys.exit(f"{path} is missing: run scripts/fetch_web_alts.sh")
+        items += [(source, l) for l in path.read_text().splitlines() if l.strip()]
+    random.Random(29).shuffle(items)
+    decided = run(binary, ["filter", "--preset", "cc12m"], "alt", [c for _, c in items])
+    kept = [(s, d["text"]) for (s, _), d in zip(items, decided) if d["decision"] == "accept"]
+    # A caption kept twice (two pages share an image) is judged once.
+    return items, list(dict.fromkeys(kept))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="target/release/altflow")
@@ -90,19 +107,8 @@ def main() -> int:
                     help="list the captions the gate reads otherwise than the hand labels")
     args = ap.parse_args()
 
-    web = ROOT / ".tools/captions/web"
     sources = args.sources.split(",")
-    items = []
-    for source in sources:
-        path = web / f"{source}.txt"
-        if not path.exists():
-            sys.exit(f"{path} is missing: run scripts/fetch_web_alts.sh")
-        items += [(source, l) for l in path.read_text().splitlines() if l.strip()]
-    random.Random(29).shuffle(items)
-    decided = run(args.bin, ["filter", "--preset", "cc12m"], "alt", [c for _, c in items])
-    kept = [(s, d["text"]) for (s, _), d in zip(items, decided) if d["decision"] == "accept"]
-    # A caption kept twice (two pages share an image) is judged once.
-    kept = list(dict.fromkeys(kept))
+    items, kept = kept_captions(args.bin, sources)
     outputs = run(args.bin, ["qgen"], "text", [c for _, c in kept])
 
     described_by_hand = labels(ROOT / "data/qgen/descriptions.tsv")

@@ -29,6 +29,10 @@ pub struct QgenArgs {
     /// T5 question-answering checkpoint for the round trip; the lexical reader when absent.
     #[arg(long)]
     qa_model: Option<PathBuf>,
+    /// Print, instead of Q/A, what the description gate sees of each caption: the rules'
+    /// verdict, the learned model's features and score (`scripts/train_gate.py` trains on them).
+    #[arg(long)]
+    gate_features: bool,
 }
 
 /// `altflow qgen`: questions and answers per caption on stdin.
@@ -42,6 +46,9 @@ pub fn qgen(args: QgenArgs) -> anyhow::Result<()> {
     }
     if args.qa_model.is_some() {
         config.qa_model = args.qa_model;
+    }
+    if args.gate_features {
+        return answer_json_lines("text", |text, _| gate_features(text));
     }
     let mut generator = altflow::qgen::Generator::from_config(&config)?;
     answer_json_lines("text", |text, _| {
@@ -57,6 +64,22 @@ pub fn qgen(args: QgenArgs) -> anyhow::Result<()> {
             }
             Err(e) => serde_json::json!({"error": e.to_string()}),
         }
+    })
+}
+
+/// The description gate's view of one caption: the rules' verdict (before the learned model's),
+/// and the model's features (of the text the rules read, parsed) and score.
+fn gate_features(caption: &str) -> serde_json::Value {
+    use altflow::qgen::{caption, gate, parse};
+    let reading = caption::read(caption);
+    let parsed = parse::parse(&reading.text);
+    let rules = reading.not_description.or_else(|| {
+        (!caption::subject_is_visible(&parsed)).then_some(caption::NotDescription::NothingVisible)
+    });
+    serde_json::json!({
+        "rules": rules.map(|r| r.as_str()),
+        "features": gate::features(caption, &parsed),
+        "score": gate::GateModel::trained().score(caption, &parsed),
     })
 }
 

@@ -38,16 +38,20 @@ pub enum NotDescription {
     /// A software interface: "The “Print” dialog", "Tool options for the Scale tool" — a
     /// question about the picture would be about the software, not the world.
     Interface,
+    /// Passed every rule above but scored under the learned model's threshold ([`super::gate`]):
+    /// a shop item, a forum button, a sentence-case headline.
+    Unlikely,
 }
 
 impl NotDescription {
     /// Every reason, in the order the funnel lists them.
-    pub const ALL: [NotDescription; 5] = [
+    pub const ALL: [NotDescription; 6] = [
         NotDescription::Headline,
         NotDescription::Question,
         NotDescription::CallToAction,
         NotDescription::NothingVisible,
         NotDescription::Interface,
+        NotDescription::Unlikely,
     ];
 
     /// The name used in metrics and `altflow qgen`'s output.
@@ -58,6 +62,7 @@ impl NotDescription {
             NotDescription::CallToAction => "call_to_action",
             NotDescription::NothingVisible => "nothing_visible",
             NotDescription::Interface => "interface",
+            NotDescription::Unlikely => "unlikely",
         }
     }
 }

@@ -9,6 +9,7 @@
 
 pub mod candidates;
 pub mod caption;
+pub mod gate;
 pub mod neural;
 pub mod parse;
 pub mod reader;
@@ -346,10 +347,14 @@ impl Generator {
             .zip(&verdicts)
             .map(|(t, v)| parse(if only && v.is_some() { "" } else { t }))
             .collect();
-        // The parse's verdict: a description's subject is something one could see.
-        for (v, p) in verdicts.iter_mut().zip(&parsed) {
+        // The parse's verdict: a description's subject is something one could see; and what
+        // passes every rule is scored by the learned model.
+        let model = gate::GateModel::trained();
+        for ((v, p), c) in verdicts.iter_mut().zip(&parsed).zip(captions) {
             if v.is_none() && !caption::subject_is_visible(p) {
                 *v = Some(NotDescription::NothingVisible);
+            } else if v.is_none() && !model.describes(c, p) {
+                *v = Some(NotDescription::Unlikely);
             }
         }
         let mut outcomes = vec![Outcome::default(); captions.len()];
