@@ -100,6 +100,8 @@ def main() -> int:
                          "valid and write the unlabelled ones to OUT")
     ap.add_argument("--few", type=int, default=20,
                     help="how many descriptions with fewer than 3 Q/A to list")
+    ap.add_argument("--gate-model", default="",
+                    help="the description gate's model to use (altflow qgen --gate-model)")
     ap.add_argument("--blind", type=int, default=0,
                     help="write a seeded sample of N unlabelled kept captions, without the "
                          "gate's verdict, to OUT.blind.tsv: the held-out way to label them")
@@ -109,7 +111,8 @@ def main() -> int:
 
     sources = args.sources.split(",")
     items, kept = kept_captions(args.bin, sources)
-    outputs = run(args.bin, ["qgen"], "text", [c for _, c in kept])
+    qgen = ["qgen"] + (["--gate-model", args.gate_model] if args.gate_model else [])
+    outputs = run(args.bin, qgen, "text", [c for _, c in kept])
 
     described_by_hand = labels(ROOT / "data/qgen/descriptions.tsv")
     judged = labels(ROOT / "data/qgen/judged_real.tsv")

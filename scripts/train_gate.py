@@ -112,6 +112,9 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="target/debug/altflow")
     ap.add_argument("--evaluate-only", action="store_true", help="write no model")
+    ap.add_argument("--leave-out", default="",
+                    help="train the model written without this set (to measure on it held out)")
+    ap.add_argument("--out", default=str(MODEL), help="where to write the model")
     args = ap.parse_args()
 
     hand = labels(ROOT / "data/qgen/descriptions.tsv")
@@ -152,19 +155,25 @@ def main() -> int:
 
     if args.evaluate_only:
         return 0
+    if args.leave_out:
+        inside = [i for i, g in enumerate(groups) if g != args.leave_out]
+        data = [data[i] for i in inside]
+        rows = [rows[i] for i in inside]
+        y = y[inside]
+        groups = [groups[i] for i in inside]
     threshold = best_threshold(out_of_set(rows, y, groups), y)
     bias, weights = fit(rows, y)
     kept = sorted(((f, w) for f, w in weights.items() if abs(w) >= 1e-4),
                   key=lambda fw: (-abs(fw[1]), fw[0]))
-    with open(MODEL, "w") as f:
+    with open(args.out, "w") as f:
         f.write("# The learned description gate (src/qgen/gate.rs), written by scripts/train_gate.py\n"
                 f"# from {len(data)} hand-labelled captions ({int(y.sum())} descriptions) of "
-                f"{', '.join(SETS)}.\n"
+                f"{', '.join(sorted(set(groups), key=list(SETS).index))}.\n"
                 f"# Logistic regression on feature counts, L2 {L2}, features in >= {MIN_COUNT} "
                 "captions.\n")
         f.write(f"bias\t{bias:.5f}\nthreshold\t{threshold:.2f}\n")
         f.writelines(f"{name}\t{w:.5f}\n" for name, w in kept)
-    print(f"\n{MODEL}: {len(kept)} features")
+    print(f"\n{args.out}: {len(kept)} features, threshold {threshold:.2f}")
     return 0
 
 

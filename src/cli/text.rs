@@ -29,6 +29,9 @@ pub struct QgenArgs {
     /// T5 question-answering checkpoint for the round trip; the lexical reader when absent.
     #[arg(long)]
     qa_model: Option<PathBuf>,
+    /// The learned description gate's model (`qgen.gate_model`): the one compiled in when absent.
+    #[arg(long)]
+    gate_model: Option<PathBuf>,
     /// Print, instead of Q/A, what the description gate sees of each caption: the rules'
     /// verdict, the learned model's features and score (`scripts/train_gate.py` trains on them).
     #[arg(long)]
@@ -47,8 +50,16 @@ pub fn qgen(args: QgenArgs) -> anyhow::Result<()> {
     if args.qa_model.is_some() {
         config.qa_model = args.qa_model;
     }
+    if args.gate_model.is_some() {
+        config.gate_model = args.gate_model;
+    }
     if args.gate_features {
-        return answer_json_lines("text", |text, _| gate_features(text));
+        let model = match &config.gate_model {
+            Some(path) => altflow::qgen::gate::GateModel::from_file(path)
+                .map_err(|e| anyhow::anyhow!("qgen.gate_model {}: {e}", path.display()))?,
+            None => altflow::qgen::gate::GateModel::trained().clone(),
+        };
+        return answer_json_lines("text", |text, _| gate_features(text, &model));
     }
     let mut generator = altflow::qgen::Generator::from_config(&config)?;
     answer_json_lines("text", |text, _| {
@@ -69,7 +80,7 @@ pub fn qgen(args: QgenArgs) -> anyhow::Result<()> {
 
 /// The description gate's view of one caption: the rules' verdict (before the learned model's),
 /// and the model's features (of the text the rules read, parsed) and score.
-fn gate_features(caption: &str) -> serde_json::Value {
+fn gate_features(caption: &str, model: &altflow::qgen::gate::GateModel) -> serde_json::Value {
     use altflow::qgen::{caption, gate, parse};
     let reading = caption::read(caption);
     let parsed = parse::parse(&reading.text);
@@ -79,7 +90,7 @@ fn gate_features(caption: &str) -> serde_json::Value {
     serde_json::json!({
         "rules": rules.map(|r| r.as_str()),
         "features": gate::features(caption, &parsed),
-        "score": gate::GateModel::trained().score(caption, &parsed),
+        "score": model.score(caption, &parsed),
     })
 }
 

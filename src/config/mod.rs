@@ -952,6 +952,10 @@ pub struct QgenConfig {
     /// dateline, dates and times.
     #[serde(default = "default_true")]
     pub descriptions_only: bool,
+    /// The learned description gate's model, a table that `scripts/train_gate.py` writes
+    /// (`data/qgen/gate_model.tsv`'s format), for a gate trained on your own labelled captions.
+    /// The model compiled in when unset. Relative to the pipeline file.
+    pub gate_model: Option<PathBuf>,
     /// A T5 question-generation checkpoint in Hugging Face layout (`config.json`,
     /// `model.safetensors`, `tokenizer.json`), prompted with "answer: A context: C". Transformation
     /// rules write the questions when unset. Relative to the pipeline file.
@@ -978,6 +982,7 @@ impl Default for QgenConfig {
             answer_vocabulary: None,
             zero_reservoir: default_zero_reservoir(),
             descriptions_only: true,
+            gate_model: None,
             qg_model: None,
             qa_model: None,
             num_beams: default_num_beams(),
@@ -1010,6 +1015,7 @@ impl QgenConfig {
     fn resolve_paths(&mut self, dir: &Path) {
         for path in [
             &mut self.answer_vocabulary,
+            &mut self.gate_model,
             &mut self.qg_model,
             &mut self.qa_model,
         ]

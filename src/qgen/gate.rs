@@ -30,7 +30,7 @@ use crate::filter::entities::Entity;
 const MODEL: &str = include_str!("../../data/qgen/gate_model.tsv");
 
 /// A logistic regression over caption features.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct GateModel {
     bias: f32,
     threshold: f32,
@@ -42,6 +42,11 @@ impl GateModel {
     pub fn trained() -> &'static GateModel {
         static MODEL_ONCE: OnceLock<GateModel> = OnceLock::new();
         MODEL_ONCE.get_or_init(|| GateModel::parse(MODEL).expect("data/qgen/gate_model.tsv parses"))
+    }
+
+    /// Reads a model's table from a file.
+    pub fn from_file(path: &std::path::Path) -> Result<GateModel, String> {
+        GateModel::parse(&std::fs::read_to_string(path).map_err(|e| e.to_string())?)
     }
 
     /// Parses the model's table: `#` comments, then `bias`, `threshold` and one `feature\tweight`

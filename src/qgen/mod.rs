@@ -126,6 +126,14 @@ pub enum QgenError {
         /// Why.
         source: std::io::Error,
     },
+    /// The description gate's model could not be read or parsed.
+    #[error("qgen.gate_model {path}: {reason}")]
+    GateModel {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl From<QgenError> for crate::stage::StageError {
@@ -277,6 +285,8 @@ pub struct Generator {
     qg: Option<neural::Seq2Seq>,
     /// The round trip's QA model; the lexical reader answers without one.
     qa: Option<neural::Seq2Seq>,
+    /// The description gate's model, when not the one compiled in.
+    gate: Option<Box<gate::GateModel>>,
 }
 
 impl Generator {
@@ -288,6 +298,7 @@ impl Generator {
             reservoir,
             qg: None,
             qa: None,
+            gate: None,
         }
     }
 
@@ -325,6 +336,14 @@ impl Generator {
                 .map(|d| neural::Seq2Seq::load(d, generation.clone(), config.batch_size))
                 .transpose()
         };
+        if let Some(path) = &config.gate_model {
+            let model =
+                gate::GateModel::from_file(path).map_err(|reason| QgenError::GateModel {
+                    path: path.clone(),
+                    reason,
+                })?;
+            generator.gate = Some(Box::new(model));
+        }
         generator.qg = load(&config.qg_model)?;
         generator.qa = load(&config.qa_model)?;
         Ok(generator)
@@ -349,7 +368,10 @@ impl Generator {
             .collect();
         // The parse's verdict: a description's subject is something one could see; and what
         // passes every rule is scored by the learned model.
-        let model = gate::GateModel::trained();
+        let model = self
+            .gate
+            .as_deref()
+            .unwrap_or_else(|| gate::GateModel::trained());
         for ((v, p), c) in verdicts.iter_mut().zip(&parsed).zip(captions) {
             if v.is_none() && !caption::subject_is_visible(p) {
                 *v = Some(NotDescription::NothingVisible);
@@ -577,6 +599,36 @@ mod tests {
         fn generate(&mut self, caption: &str) -> Result<Outcome, QgenError> {
             Ok(self.generate_batch(&[caption.to_string()])?.remove(0))
         }
+    }
+
+    #[test]
+    fn a_configured_gate_model_vetoes_what_it_scores_low_and_a_bad_one_fails_at_start() {
+        let dir = std::env::temp_dir().join(format!("altflow-gate-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("gate.tsv");
+        // A model that scores every caption naming a horse under its threshold.
+        std::fs::write(&path, "bias\t2\nthreshold\t0.5\nw:horse\t-5\n").unwrap();
+        let config = crate::config::QgenConfig {
+            gate_model: Some(path.clone()),
+            ..Default::default()
+        };
+        let mut g = Generator::from_config(&config).unwrap();
+        let horse = g
+            .generate("A man is riding a horse on a dirt road.")
+            .unwrap();
+        assert_eq!(horse.not_description, Some(NotDescription::Unlikely));
+        assert!(horse.qa.is_empty(), "{:#?}", horse.qa);
+        let dog = g.generate("A dog is sleeping on a couch.").unwrap();
+        assert_eq!(dog.not_description, None);
+        assert!(!dog.qa.is_empty());
+
+        std::fs::write(&path, "w:horse\tminus five\n").unwrap();
+        let error = Generator::from_config(&config).err().unwrap().to_string();
+        assert!(
+            error.contains("qgen.gate_model") && error.contains("line 1"),
+            "{error}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
