@@ -6,10 +6,11 @@
 //! Cuckoo Clock"), sentence-case headlines ("Scientists detect brain network that gives humans
 //! superior reasoning skills"), forum buttons ("No new posts"), the story told about a photographed
 //! person ("PERSON is feeling confident ahead of the trip"). Their words and the shape of their
-//! parse tell them apart better than any one rule: a logistic regression over both, trained by
-//! `scripts/train_gate.py` on the hand-labelled captions of `data/qgen/descriptions.tsv`, scores
-//! each caption the rules let through, and one scored under the model's threshold gets no
-//! questions ([`super::caption::NotDescription::Unlikely`]).
+//! parse tell them apart better than any one rule: a logistic regression over both scores each
+//! caption the rules let through, and one scored under the model's threshold gets no questions
+//! ([`super::caption::NotDescription::Unlikely`]). `scripts/train_gate.py` trains it on what it
+//! judges: the hand-labelled captions of `data/qgen/descriptions.tsv` that the rules pass, and the
+//! COCO-style descriptions of `examples/qgen/captions.txt`.
 //!
 //! The model is a table of feature weights (`data/qgen/gate_model.tsv`, compiled in): each
 //! feature is a string ([`features`]), and a caption's score is the bias plus the weights of its
