@@ -138,11 +138,16 @@ pub struct Parse {
 }
 
 /// Nouns that measure or hold what follows "of": "a cup of coffee" is one noun phrase.
-pub const QUANTITY_NOUNS: [&str; 24] = [
+pub const QUANTITY_NOUNS: [&str; 25] = [
     "bunch", "bowl", "box", "couple", "cup", "dozen", "flock", "glass", "group", "herd", "lot",
     "lots", "number", "pair", "piece", "pile", "plate", "row", "set", "slice", "stack", "team",
-    "variety", "bottle",
+    "variety", "bottle", "crowd",
 ];
+
+/// Round numbers that head "of" phrases of what they count: "thousands of protesters" is one
+/// noun phrase, headed by "protesters" (but "Are there thousands of balloons?" is asked of no
+/// picture: they are no [`QUANTITY_NOUNS`]).
+const MANY: [&str; 4] = ["dozens", "hundreds", "thousands", "millions"];
 
 /// Number words and their digits.
 const NUMBER_WORDS: [(&str, u32); 20] = [
@@ -684,8 +689,10 @@ fn noun_phrase(words: &[Word], i: usize) -> Option<(usize, usize)> {
     // the last noun ("the sky blue") are not part of it.
     let head = head?;
     let mut end = head + 1;
-    // "a cup of coffee", "a group of people": one phrase, headed by the second noun.
-    if QUANTITY_NOUNS.contains(&words[head].lower.as_str())
+    // "a cup of coffee", "a group of people", "thousands of protesters": one phrase, headed by
+    // the second noun.
+    let quantity = words[head].lower.as_str();
+    if (QUANTITY_NOUNS.contains(&quantity) || MANY.contains(&quantity))
         && words.get(end).is_some_and(|w| w.lower == "of")
         && end + 1 < words.len()
         && let Some((end2, head2)) = noun_phrase(words, end + 1)
@@ -926,6 +933,14 @@ mod tests {
         assert_eq!(
             chunks("a cup of coffee next to a laptop"),
             ["NP[a cup of coffee]", "PP[next to a laptop]"]
+        );
+        assert_eq!(
+            chunks("Thousands of protesters gather for a rally"),
+            [
+                "NP[thousands of protesters]",
+                "V[gather]",
+                "PP[for a rally]"
+            ]
         );
         assert_eq!(
             chunks("a black and white cat in front of the house"),
