@@ -84,9 +84,7 @@ fn gate_features(caption: &str, model: &altflow::qgen::gate::GateModel) -> serde
     use altflow::qgen::{caption, gate, parse};
     let reading = caption::read(caption);
     let parsed = parse::parse(&reading.text);
-    let rules = reading.not_description.or_else(|| {
-        (!caption::subject_is_visible(&parsed)).then_some(caption::NotDescription::NothingVisible)
-    });
+    let rules = caption::rules_verdict(reading.not_description, &parsed);
     serde_json::json!({
         "rules": rules.map(|r| r.as_str()),
         "features": gate::features(caption, &parsed),

@@ -103,6 +103,12 @@ pub fn read(caption: &str) -> Reading {
     }
 }
 
+/// The hand rules' verdict on a caption: the reading's ([`read`]), else the parse's — a
+/// description's subject is something one could see ([`subject_is_visible`]).
+pub fn rules_verdict(reading: Option<NotDescription>, parsed: &Parse) -> Option<NotDescription> {
+    reading.or_else(|| (!subject_is_visible(parsed)).then_some(NotDescription::NothingVisible))
+}
+
 /// A diagram's or a figure's label before its description ("Humans in the loop: A single loop
 /// with a human at the top …") left out: a short title, a colon, and an article opening a
 /// sentence. A headline's subtitle rarely opens with one ("Report: PERSON is eyeing …"). (A

@@ -105,8 +105,8 @@ pub fn features(caption: &str, parsed: &Parse) -> Vec<String> {
 
 /// Calls `f` with each feature: the words (lower case; a name substituted by the filter as its
 /// kind), the Penn tags and their pairs with the sentence's edges, the first word, how many words
-/// there are and how many are capitalised, and the marks of the written caption (its last
-/// character, brackets, digits, and whether the rules took a credit or a date out of it).
+/// there are and how many are capitalised, the marks of the written caption (its last character,
+/// brackets, digits, a dash or bar between parts), and what the lexicons know of its words.
 fn each_feature(caption: &str, parsed: &Parse, mut f: impl FnMut(&str)) {
     // One buffer for every feature: scoring allocates nothing per feature.
     let mut buf = String::with_capacity(32);

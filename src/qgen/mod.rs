@@ -373,9 +373,8 @@ impl Generator {
             .as_deref()
             .unwrap_or_else(|| gate::GateModel::trained());
         for ((v, p), c) in verdicts.iter_mut().zip(&parsed).zip(captions) {
-            if v.is_none() && !caption::subject_is_visible(p) {
-                *v = Some(NotDescription::NothingVisible);
-            } else if v.is_none() && !model.describes(c, p) {
+            *v = caption::rules_verdict(*v, p);
+            if v.is_none() && !model.describes(c, p) {
                 *v = Some(NotDescription::Unlikely);
             }
         }
