@@ -451,7 +451,7 @@ fn is_title_case(sentence: &str) -> bool {
     } else {
         tokens.len()
     };
-    for word in tokens[..end].iter().skip(1) {
+    for (i, word) in tokens[..end].iter().enumerate().skip(1) {
         let word = word.trim_matches(|c: char| !c.is_alphanumeric());
         let Some(first) = word.chars().next() else {
             continue;
@@ -469,7 +469,7 @@ fn is_title_case(sentence: &str) -> bool {
             capitals += 1;
         } else if MINOR.contains(&word) {
             continue;
-        } else if is_verb(word) {
+        } else if is_verb(word) || verb_before_preposition(word, tokens.get(i + 1)) {
             // "A Delta Airlines Embraer 175 lands at San Francisco International Airport": a
             // headline capitalises its verbs, a caption full of names does not.
             return false;
@@ -480,6 +480,16 @@ fn is_title_case(sentence: &str) -> bool {
 }
 
 /// Whether a lower-case word is a verb: the lexicon's first tag, or a caption verb's -s form.
+/// "lands at", "docks in": a lower-case word in "-s" before a preposition or an article, in a
+/// sentence of capitals, is a verb even where the lexicon knows the word first as a plural noun
+/// (a title-case headline would have capitalised it either way).
+fn verb_before_preposition(word: &str, next: Option<&&str>) -> bool {
+    word.len() > 3
+        && word.ends_with('s')
+        && !word.ends_with("ss")
+        && next.is_some_and(|n| MINOR.contains(n))
+}
+
 fn is_verb(word: &str) -> bool {
     let tagger = Tagger::english();
     tagger
@@ -1355,6 +1365,8 @@ mod tests {
             "a man riding a horse on a dirt road",
             // A place's name closes it: no title case.
             "Vineyards in the Ahr Valley",
+            // A lower-case verb the lexicon knows first as a plural noun ("lands").
+            "A Delta Airlines Embraer 175 lands at San Francisco International Airport",
             "Sign on the door of a shop",
             "May flowers in a vase",
             "A button that says 'Download on the App Store'",
