@@ -890,14 +890,18 @@ fn is_story(sentence: &str, words: &Words) -> bool {
                 .all(|t| t.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit()))
             && tokens.get(at + 1).is_some_and(|a| matches!(*a, "a" | "an"))
     });
-    // In lower case or first: "US" is a country, "USA Thank You Tour" a name.
+    // In lower case, or first and not in capitals: "You can …" addresses the reader, but "US"
+    // is a country wherever it stands ("US President-elect PERSON arrives …") and "USA Thank You
+    // Tour" a name.
     let addressed = words
         .written
         .iter()
         .zip(lower)
         .enumerate()
         .any(|(i, (w, lowered))| {
-            (i == 0 || !w.starts_with(char::is_uppercase)) && PERSONAL.contains(&lowered.as_str())
+            let capitals = w.len() > 1 && w.bytes().all(|b| b.is_ascii_uppercase());
+            (i == 0 && !capitals || !w.starts_with(char::is_uppercase))
+                && PERSONAL.contains(&lowered.as_str())
         });
     // A web address or a file name is a page's text: "simply type www.msn.com".
     let address = tokens.iter().any(|t| {
@@ -1365,6 +1369,8 @@ mod tests {
             "a man riding a horse on a dirt road",
             // A place's name closes it: no title case.
             "Vineyards in the Ahr Valley",
+            // "US" first is a country, not the reader addressed.
+            "US President-elect PERSON arrives to speak during a USA Thank You Tour event",
             // A lower-case verb the lexicon knows first as a plural noun ("lands").
             "A Delta Airlines Embraer 175 lands at San Francisco International Airport",
             "Sign on the door of a shop",
