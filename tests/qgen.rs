@@ -37,14 +37,19 @@ fn contains(haystack: &[String], needle: &[String]) -> bool {
     !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-#[test]
-fn every_caption_style_gets_well_formed_questions() {
-    let text = std::fs::read_to_string(common::root().join("examples/qgen/captions.txt")).unwrap();
-    let captions: Vec<String> = text
+/// The lines of an `examples/qgen` file, without blank lines and `#` comments.
+fn example_lines(name: &str) -> Vec<String> {
+    std::fs::read_to_string(common::root().join("examples/qgen").join(name))
+        .unwrap()
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(str::to_string)
-        .collect();
+        .collect()
+}
+
+#[test]
+fn every_caption_style_gets_well_formed_questions() {
+    let captions = example_lines("captions.txt");
     assert!(captions.len() >= 100);
     let mut generator = Generator::new(Settings::default());
     let outcomes = generator.generate_batch(&captions).unwrap();
@@ -102,13 +107,7 @@ fn every_caption_style_gets_well_formed_questions() {
 /// gate may not buy its precision on the web's alt text with COCO-style captions.
 #[test]
 fn clean_descriptions_the_gate_never_saw_get_questions() {
-    let path = common::root().join("examples/qgen/unseen_descriptions.txt");
-    let captions: Vec<String> = std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(str::to_string)
-        .collect();
+    let captions = example_lines("unseen_descriptions.txt");
     assert!(captions.len() >= 50);
     let mut generator = Generator::new(Settings::default());
     for (caption, outcome) in captions
@@ -122,13 +121,11 @@ fn clean_descriptions_the_gate_never_saw_get_questions() {
 
 #[test]
 fn the_webs_alt_text_is_read_as_a_description_or_not_at_all() {
-    let text = std::fs::read_to_string(common::root().join("examples/qgen/web_style.txt")).unwrap();
-    let lines: Vec<(&str, String)> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    let lines: Vec<(String, String)> = example_lines("web_style.txt")
+        .iter()
         .map(|l| {
             let (label, caption) = l.split_once('\t').expect("label TAB caption");
-            (label, caption.to_string())
+            (label.to_string(), caption.to_string())
         })
         .collect();
     let captions: Vec<String> = lines.iter().map(|(_, c)| c.clone()).collect();
