@@ -479,7 +479,6 @@ fn is_title_case(sentence: &str) -> bool {
     words >= 2 && capitals * 4 >= words * 3
 }
 
-/// Whether a lower-case word is a verb: the lexicon's first tag, or a caption verb's -s form.
 /// "lands at", "docks in": a lower-case word in "-s" before a preposition or an article, in a
 /// sentence of capitals, is a verb even where the lexicon knows the word first as a plural noun
 /// (a title-case headline would have capitalised it either way).
@@ -490,6 +489,7 @@ fn verb_before_preposition(word: &str, next: Option<&&str>) -> bool {
         && next.is_some_and(|n| MINOR.contains(n))
 }
 
+/// Whether a lower-case word is a verb: the lexicon's first tag, or a caption verb's -s form.
 fn is_verb(word: &str) -> bool {
     let tagger = Tagger::english();
     tagger

@@ -24,7 +24,7 @@ use foldhash::fast::RandomState;
 
 use super::parse::{Parse, Pos};
 use super::visible::is_visible;
-use super::words::{is_caption_verb, names_people, singular, verb_lemma};
+use super::words::{is_caption_verb, is_person_noun, singular, verb_lemma};
 use crate::filter::entities::Entity;
 
 /// The trained model, as `scripts/train_gate.py` writes it.
@@ -178,7 +178,7 @@ fn each_feature(caption: &str, parsed: &Parse, mut f: impl FnMut(&str)) {
     let mut visible = 0;
     for w in words.iter().filter(|w| matches!(w.tag, "NN" | "NNS")) {
         let noun = singular(&w.lower);
-        if names_people(&noun) {
+        if is_person_noun(&noun) {
             f("has:people");
         } else if is_visible(&noun) {
             visible += 1;

@@ -238,7 +238,7 @@ impl Reservoir {
 
 /// Whether a caption names people (PERSON or a people noun): it borrows no zero count of people,
 /// clothing or what is around people ([`Reservoir::borrow`]).
-fn names_people(parsed: &Parse) -> bool {
+fn mentions_people(parsed: &Parse) -> bool {
     parsed.words.iter().any(|w| {
         w.entity == Some(crate::filter::entities::Entity::Person)
             || (w.pos == parse::Pos::Noun && words::is_person_noun(&w.lower))
@@ -407,7 +407,7 @@ impl Generator {
             // ones it contradicts).
             let mut names: Vec<String> =
                 p.words.iter().map(|w| words::singular(&w.lower)).collect();
-            let people = names_people(p);
+            let people = mentions_people(p);
             if let Some((question, noun)) = self.reservoir.borrow(&names, people, None) {
                 names.push(noun);
                 let zero = Proposal::unspanned(question, "0", AnswerType::Count);
