@@ -20,8 +20,9 @@ chosen on the set it is evaluated on. (The F1 of "describes", tried first with a
 trained on every labelled caption, chose thresholds of 0.05 to 0.10, under which the model vetoed
 almost nothing.)
 
-Before writing the model (unless --leave-out) it prints, for each set left out in turn (model and threshold from the
-others): the hand rules alone and the rules with the model's veto (what altflow does), as precision and recall of "describes" against the hand labels. Those are the figures for
+Before writing the model (unless --leave-out) it prints, for each set left out in turn (model and
+threshold from the others): the hand rules alone and the rules with the model's veto (what altflow
+does), as precision and recall of "describes" against the hand labels. Those are the figures for
 text the model has not seen; the model written is then trained on every set, its threshold chosen
 the same way on all of them.
 
