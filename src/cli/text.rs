@@ -54,11 +54,7 @@ pub fn qgen(args: QgenArgs) -> anyhow::Result<()> {
         config.gate_model = args.gate_model;
     }
     if args.gate_features {
-        let model = match &config.gate_model {
-            Some(path) => altflow::qgen::gate::GateModel::from_file(path)
-                .map_err(|e| anyhow::anyhow!("qgen.gate_model {}: {e}", path.display()))?,
-            None => altflow::qgen::gate::GateModel::trained().clone(),
-        };
+        let model = altflow::qgen::gate::GateModel::configured(config.gate_model.as_deref())?;
         return answer_json_lines("text", |text, _| gate_features(text, &model));
     }
     let mut generator = altflow::qgen::Generator::from_config(&config)?;

@@ -16,12 +16,15 @@
 //! feature is a string ([`features`]), and a caption's score is the bias plus the weights of its
 //! features, counted as often as they occur, through the logistic function.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Write;
+use std::path::Path;
 use std::sync::OnceLock;
 
 use foldhash::fast::RandomState;
 
+use super::QgenError;
 use super::parse::{Parse, Pos};
 use super::visible::is_visible;
 use super::words::{is_caption_verb, is_person_noun, singular, verb_lemma};
@@ -45,9 +48,17 @@ impl GateModel {
         MODEL_ONCE.get_or_init(|| GateModel::parse(MODEL).expect("data/qgen/gate_model.tsv parses"))
     }
 
-    /// Reads a model's table from a file.
-    pub fn from_file(path: &std::path::Path) -> Result<GateModel, String> {
-        GateModel::parse(&std::fs::read_to_string(path).map_err(|e| e.to_string())?)
+    /// The model `qgen.gate_model` names, read from its file, or the one compiled in.
+    pub fn configured(path: Option<&Path>) -> Result<Cow<'static, GateModel>, QgenError> {
+        let Some(path) = path else {
+            return Ok(Cow::Borrowed(GateModel::trained()));
+        };
+        let error = |reason: String| QgenError::GateModel {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let table = std::fs::read_to_string(path).map_err(|e| error(e.to_string()))?;
+        Ok(Cow::Owned(GateModel::parse(&table).map_err(error)?))
     }
 
     /// Parses the model's table: `#` comments, then `bias`, `threshold` and one `feature\tweight`

@@ -285,8 +285,8 @@ pub struct Generator {
     qg: Option<neural::Seq2Seq>,
     /// The round trip's QA model; the lexical reader answers without one.
     qa: Option<neural::Seq2Seq>,
-    /// The description gate's model, when not the one compiled in.
-    gate: Option<Box<gate::GateModel>>,
+    /// The description gate's model: the one compiled in, or `qgen.gate_model`'s.
+    gate: std::borrow::Cow<'static, gate::GateModel>,
 }
 
 impl Generator {
@@ -298,7 +298,7 @@ impl Generator {
             reservoir,
             qg: None,
             qa: None,
-            gate: None,
+            gate: std::borrow::Cow::Borrowed(gate::GateModel::trained()),
         }
     }
 
@@ -336,14 +336,7 @@ impl Generator {
                 .map(|d| neural::Seq2Seq::load(d, generation.clone(), config.batch_size))
                 .transpose()
         };
-        if let Some(path) = &config.gate_model {
-            let model =
-                gate::GateModel::from_file(path).map_err(|reason| QgenError::GateModel {
-                    path: path.clone(),
-                    reason,
-                })?;
-            generator.gate = Some(Box::new(model));
-        }
+        generator.gate = gate::GateModel::configured(config.gate_model.as_deref())?;
         generator.qg = load(&config.qg_model)?;
         generator.qa = load(&config.qa_model)?;
         Ok(generator)
@@ -368,13 +361,9 @@ impl Generator {
             .collect();
         // The parse's verdict: a description's subject is something one could see; and what
         // passes every rule is scored by the learned model.
-        let model = self
-            .gate
-            .as_deref()
-            .unwrap_or_else(|| gate::GateModel::trained());
         for ((v, p), c) in verdicts.iter_mut().zip(&parsed).zip(captions) {
             *v = caption::rules_verdict(*v, p);
-            if v.is_none() && !model.describes(c, p) {
+            if v.is_none() && !self.gate.describes(c, p) {
                 *v = Some(NotDescription::Unlikely);
             }
         }
