@@ -359,6 +359,36 @@ pub fn parse(caption: &str) -> Parse {
         {
             tag = "NNP";
         }
+        // "faces off with a heckler", "looks on from the stands": a particle right after a verb,
+        // before a preposition or the end, belongs to the verb ("out of" stays a preposition).
+        if matches!(
+            lower.as_str(),
+            "off" | "up" | "down" | "out" | "away" | "back" | "on"
+        ) && words.last().is_some_and(|w: &Word| w.pos == Pos::Verb)
+            && next.as_deref().is_none_or(|n| {
+                n != "of"
+                    && (!n.starts_with(char::is_alphanumeric)
+                        || tagger
+                            .lookup(n)
+                            .is_some_and(|t| matches!(tagger.name(t), "IN" | "TO")))
+            })
+        {
+            tag = "RP";
+        }
+        // "a girl with Down's syndrome": a capitalised word inside the caption with a possessive
+        // after it is a name, whatever the lexicon knows the word as in lower case; and the
+        // "'s" after a noun is the possessive, not "is".
+        let possessive = |t: &str| matches!(t, "'s" | "’s");
+        if i > 0
+            && token.text.starts_with(|c: char| c.is_ascii_uppercase())
+            && tokens.get(i + 1).is_some_and(|n| possessive(n.text))
+            && !tag.starts_with("NN")
+        {
+            tag = "NNP";
+        }
+        if possessive(&lower) && words.last().is_some_and(|w: &Word| w.pos == Pos::Noun) {
+            tag = "POS";
+        }
         if as_digits(&lower).is_some() && tag != "CD" && lower != "one" {
             tag = "CD";
         }
@@ -580,6 +610,21 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
             set_tag(&mut words[i], "VBN");
         }
     }
+    // "A protester holding a shield attempts to block …": before any finite verb, a plural noun
+    // that can be a verb, after a noun and before "to" and a bare verb, is the verb.
+    if let Some(i) = (1..words.len().saturating_sub(2)).find(|&i| {
+        words[i].tag == "NNS"
+            && words[i - 1].pos == Pos::Noun
+            && words[i + 1].tag == "TO"
+            && words[i + 2].tag == "VB"
+            && (is_caption_verb(&singular(&words[i].lower))
+                || CATENATIVE.contains(&singular(&words[i].lower).as_str()))
+    }) && !words[..i]
+        .iter()
+        .any(|w| matches!(w.tag, "VBZ" | "VBD" | "VBP"))
+    {
+        set_tag(&mut words[i], "VBZ");
+    }
     let Some(first) = words.iter().position(|w| w.pos == Pos::Noun) else {
         return;
     };
@@ -601,30 +646,49 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
         return;
     }
     let subject_plural = words[head].is_plural();
+    // "PERSON and girlfriend PERSON enjoy drinks": after "and", a verb of either number agrees
+    // (the subject may be the pair, or the last of a list).
+    let mut coordinated = false;
+    // Past a preposition the noun before the word is no longer the subject: "people in combat
+    // gear stand", but "rescue workers at the poultry processing plant".
+    let mut in_phrase = false;
     for i in head + 1..words.len() {
         let w = &words[i];
         if w.pos == Pos::Verb {
             return;
         }
+        coordinated |= w.lower == "and";
+        in_phrase |= w.pos == Pos::Adp;
         let (form, lemma) = match w.tag {
-            "NNS" if !subject_plural => ("VBZ", singular(&w.lower)),
-            "NN" if subject_plural => ("VBP", w.lower.clone()),
+            "NNS" if !subject_plural || coordinated => ("VBZ", singular(&w.lower)),
+            "NN" if subject_plural || coordinated => ("VBP", w.lower.clone()),
             _ => continue,
         };
         let follows = words.get(i + 1).is_none_or(|n| {
-            matches!(n.pos, Pos::Adp | Pos::Det | Pos::Adv | Pos::Pron | Pos::Num)
+            matches!(n.pos, Pos::Adp | Pos::Det | Pos::Adv | Pos::Pron | Pos::Num | Pos::Adj)
                 || n.tag == "NNS"
                 || n.lower == "."
                 // "Firefighters spray water": a noun object after a caption verb (not after any
-                // word with a past tense: "people in combat gear stand" has "geared").
-                || (n.pos == Pos::Noun && is_caption_verb(&lemma))
+                // word with a past tense: "people in combat gear stand" has "geared"), or after
+                // any verb right after the subject ("volunteers place sand bags").
+                || (n.pos == Pos::Noun && (is_caption_verb(&lemma) || i == head + 1))
         });
-        if words[i - 1].pos == Pos::Noun && follows && can_be_verb(&lemma) {
+        let verb = if in_phrase {
+            is_caption_verb(&lemma)
+        } else {
+            can_be_verb(&lemma)
+        };
+        if words[i - 1].pos == Pos::Noun && follows && verb {
             set_tag(&mut words[i], form);
             return;
         }
     }
 }
+
+/// Verbs that take an infinitive: "attempts to block", "prepares to board".
+const CATENATIVE: [&str; 10] = [
+    "attempt", "try", "prepare", "struggle", "continue", "begin", "start", "want", "need", "hope",
+];
 
 /// Verbs that take an object, whose past form before a preposition is a passive participle:
 /// "placed on a saucer", not "arrived at the airport".

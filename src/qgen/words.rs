@@ -9,7 +9,7 @@ use foldhash::fast::RandomState;
 use crate::filter::pos::Tagger;
 
 /// Nouns that name people: a subject among them is asked about with "who".
-const PEOPLE: [&str; 117] = [
+const PEOPLE: [&str; 127] = [
     "man",
     "woman",
     "boy",
@@ -127,6 +127,16 @@ const PEOPLE: [&str; 117] = [
     "coach",
     "owner",
     "founder",
+    "attendee",
+    "inmate",
+    "rebel",
+    "participant",
+    "guest",
+    "delegate",
+    "activist",
+    "technician",
+    "competitor",
+    "investigator",
 ];
 
 /// Kinds of things, after COCO's super-categories, widened with common caption nouns. A yes/no
