@@ -916,6 +916,24 @@ impl Parse {
             .to_lowercase()
     }
 
+    /// The end of an infinitive right after word `end` ("waits | to receive treatment"): "to", a
+    /// bare verb and the noun phrase after it; `None` when none follows, or when an adjective
+    /// does (the phrase would be cut short).
+    pub fn infinitive_after(&self, end: usize) -> Option<usize> {
+        self.words.get(end).filter(|w| w.tag == "TO")?;
+        self.words.get(end + 1).filter(|w| w.tag == "VB")?;
+        // Not "continues to keep | mum": an infinitive cut from its adjective is no activity.
+        if self.words.get(end + 2).is_some_and(|w| w.pos == Pos::Adj) {
+            return None;
+        }
+        Some(
+            self.chunks
+                .iter()
+                .position(|c| c.start == end + 2 && c.kind == ChunkKind::Np)
+                .map_or(end + 2, |k| self.coordination(k).1),
+        )
+    }
+
     /// Whether a prepositional phrase says where something is: a locative preposition, and not a
     /// time ("at night"), weather or an occasion ("in the rain", "in an interview"), a pronoun,
     /// something worn or held ("in a suit", "on the phone"), or something aimed at ("at a ball").

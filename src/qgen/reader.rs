@@ -193,7 +193,10 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
                     .chunks
                     .get(k + 1)
                     .filter(|n| n.kind == ChunkKind::Np)
-                    .map_or(c.end, |_| caption.coordination(k + 1).1);
+                    .map(|_| caption.coordination(k + 1).1)
+                    // "waits to receive treatment": the infinitive is part of the activity.
+                    .or_else(|| caption.infinitive_after(c.end))
+                    .unwrap_or(c.end);
                 spans.push((c.head, end));
             }
             ("what", ChunkKind::Np) if !doing && !does => {

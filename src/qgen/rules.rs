@@ -538,16 +538,25 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             // The activity: "What is the man doing?" (not of "doing a trick", which would answer
             // with the question's own verb); in a simple tense, "What do the police officers
             // do? — adjust a barricade" (the verb is the seed's own kind of answer).
-            let end = c.object.map_or(v.end, |(_, e, _)| e);
-            // Not "What does PERSON do? — looks" of "looks great", nor "— waits" of "waits to
-            // receive treatment": a verb without its complement is no answer.
+            // "What does PERSON do? — waits to receive treatment": an infinitive after the verb
+            // is part of the answer, with its object.
+            let end = match c.object {
+                Some((_, e, _)) => e,
+                None => p.infinitive_after(v.end).unwrap_or(v.end),
+            };
+            // Not "What does PERSON do? — looks" of "looks great", "— demonstrates" of
+            // "demonstrates how to use …" nor "— continues" of "continues to keep mum": a verb
+            // without its complement is no answer.
             let after = |k: usize| p.words.get(v.end + k);
             let cut_off = c.object.is_none()
-                && after(0).is_some_and(|n| match n.tag {
-                    "TO" => after(1).is_some_and(|w| w.tag == "VB"),
-                    "WRB" => true,
-                    // Not "next to", "close to": those open a place.
-                    _ => n.pos == Pos::Adj && after(1).is_none_or(|w| w.lower != "to"),
+                && after(0).is_some_and(|n| {
+                    n.tag == "WRB"
+                        // "continues to keep mum": an infinitive too long to answer with.
+                        || (n.tag == "TO"
+                            && after(1).is_some_and(|w| w.tag == "VB")
+                            && end == v.end)
+                        // Not "next to", "close to": those open a place.
+                        || (n.pos == Pos::Adj && after(1).is_none_or(|w| w.lower != "to"))
                 });
             if !cut_off && form == Form::Progressive && p.words[v.head].lower != "doing" {
                 let q = question(&["What", &aux, &subject, "doing"]);
@@ -1578,9 +1587,10 @@ mod tests {
         not_asked("PERSON looks great in her summer dress", &|(_, a)| {
             a == "looks"
         });
-        not_asked(
+        has(
             "PERSON waits to receive treatment after an injury",
-            &|(_, a)| a == "waits",
+            "What does PERSON do?",
+            "waits to receive treatment",
         );
         not_asked("PERSON faces off with a heckler", &|(_, a)| a == "faces");
         not_asked(
