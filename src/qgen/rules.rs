@@ -1044,9 +1044,22 @@ fn is_counted(p: &Parse, np: &Chunk, at: usize, digits: &str) -> bool {
     // "sony playstation 4 white controller", "gate 4 passengers": a number right after a noun
     // is that thing's number or model, not a count of what follows.
     let numbered = at > 0 && p.words[at - 1].pos == Pos::Noun;
-    digits.parse::<u32>().is_ok_and(|n| n < 1000)
+    // "the Forty Dean Street restaurant": a capitalised number before a capitalised word opens
+    // a name.
+    let in_name = at > 0
+        && p.words[at].text.starts_with(char::is_uppercase)
+        && p.words
+            .get(at + 1)
+            .is_some_and(|w| w.text.starts_with(char::is_uppercase));
+    // "his 147 clearance": more than one of a singular noun after a possessor is no count ("five
+    // sheep" is: a noun may be plural without an "-s").
+    let possessed = at > 0 && matches!(p.words[at - 1].tag, "PRP$" | "POS");
+    digits
+        .parse::<u32>()
+        .is_ok_and(|n| n < 1000 && (n <= 1 || head.is_plural() || !possessed))
         && !name
         && !numbered
+        && !in_name
         && !UNITS.contains(&singular(&head.lower).as_str())
 }
 
@@ -1055,8 +1068,8 @@ fn is_counted(p: &Parse, np: &Chunk, at: usize, digits: &str) -> bool {
 const COLOR_KINDS: [&str; 7] = ["dwarf", "giant", "hole", "collar", "wine", "tea", "goods"];
 
 /// Objects that make an idiom with their verb, not a thing acted on: "make their way", "take
-/// part", "pay respects".
-const IDIOM_OBJECTS: [&str; 10] = [
+/// part", "pay respects", "takes time out", "gets a look at", "shows the strain".
+const IDIOM_OBJECTS: [&str; 17] = [
     "way",
     "part",
     "place",
@@ -1067,6 +1080,13 @@ const IDIOM_OBJECTS: [&str; 10] = [
     "care",
     "note",
     "effect",
+    "time",
+    "look",
+    "trend",
+    "strain",
+    "mind",
+    "aim",
+    "breath",
 ];
 
 /// Nouns of time and measure, never counted in a picture.
@@ -1587,6 +1607,18 @@ mod tests {
         not_asked("PERSON looks great in her summer dress", &|(_, a)| {
             a == "looks"
         });
+        not_asked(
+            "PERSON celebrates his 147 clearance at the UK Championship",
+            &|(q, _)| q.starts_with("How many") || q.contains("146"),
+        );
+        not_asked(
+            "PERSON is consoled outside the Forty Dean Street restaurant and bar",
+            &|(q, _)| q.starts_with("How many") || q.contains("41"),
+        );
+        not_asked(
+            "PERSON takes time out from her relationship dramas",
+            &|(_, a)| a.starts_with("takes time"),
+        );
         has(
             "PERSON waits to receive treatment after an injury",
             "What does PERSON do?",
