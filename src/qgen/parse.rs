@@ -952,18 +952,47 @@ impl Parse {
             && !(preposition == "at" && is_aimed_at(&head.lower))
     }
 
+    /// Whether noun phrase chunk `b`, after a comma, describes noun phrase chunk `a` rather than
+    /// adding to a list: a bare common noun after a name ("PERSON, skipper and co-owner of the
+    /// vessel").
+    fn apposition(&self, a: usize, b: usize) -> bool {
+        let named = |w: &Word| w.entity.is_some() || w.tag.starts_with("NNP");
+        let first = &self.words[self.chunks[b].start];
+        named(&self.words[self.chunks[a].head])
+            && matches!(first.tag, "NN" | "NNS" | "JJ")
+            && !self.words[self.chunks[b].start..self.chunks[b].end]
+                .iter()
+                .any(named)
+    }
+
     /// The chunk index of the noun phrase ending the coordination of noun phrases that starts at
-    /// chunk `k` ("a cat and a dog"), and the word after it.
+    /// chunk `k` ("a cat and a dog", "PERSON, PERSON and their crew", "a cat, a dog, and a
+    /// bird"), and the word after it. Commas join only a list that a conjunction closes:
+    /// "PERSON, owner of the vineyard" is an apposition, "LONDON, ENGLAND" a place.
     pub fn coordination(&self, k: usize) -> (usize, usize) {
-        let mut last = k;
-        while last + 2 < self.chunks.len()
-            && self.chunks[last + 1].kind == ChunkKind::Other
-            && self.words[self.chunks[last + 1].start].pos == Pos::Conj
-            && self.chunks[last + 2].kind == ChunkKind::Np
-        {
-            last += 2;
+        let is = |j: usize, f: &dyn Fn(&Word) -> bool| {
+            self.chunks
+                .get(j)
+                .is_some_and(|c| c.kind == ChunkKind::Other && f(&self.words[c.start]))
+        };
+        let conj = |w: &Word| w.pos == Pos::Conj && w.text != "/";
+        let comma = |w: &Word| w.text == ",";
+        let np = |j: usize| self.chunks.get(j).is_some_and(|c| c.kind == ChunkKind::Np);
+        let (mut last, mut closed) = (k, k);
+        loop {
+            if is(last + 1, &conj) && np(last + 2) {
+                last += 2;
+            } else if is(last + 1, &comma) && is(last + 2, &conj) && np(last + 3) {
+                last += 3;
+            } else if is(last + 1, &comma) && np(last + 2) && !self.apposition(last, last + 2) {
+                last += 2;
+                continue;
+            } else {
+                break;
+            }
+            closed = last;
         }
-        (last, self.chunks[last].end)
+        (closed, self.chunks[closed].end)
     }
 }
 

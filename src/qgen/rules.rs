@@ -1625,6 +1625,17 @@ mod tests {
             "waits to receive treatment",
         );
         not_asked("PERSON faces off with a heckler", &|(_, a)| a == "faces");
+        // A list of names closed by "and" is one subject; an apposition after a name is not.
+        has(
+            "PERSON, PERSON and their crew arrive in lower Manhattan.",
+            "Who arrives in lower Manhattan?",
+            "PERSON, PERSON and their crew",
+        );
+        has(
+            "PERSON, skipper and co-owner of the vessel Polaris, stands near his boat.",
+            "Who stands near his boat?",
+            "PERSON",
+        );
         not_asked(
             "A protester holding a shield attempts to block a jet of water",
             &|(_, a)| a.contains("attempts"),
