@@ -745,6 +745,43 @@ const SAYING: [&str; 21] = [
     "insists",
 ];
 
+/// Verbs of thinking and hoping: what someone believes or expects is the story's, not the
+/// picture's ("PERSON believes the leaders are enjoying a 'perfect' season").
+const THINKING: [&str; 16] = [
+    "believe",
+    "believes",
+    "believed",
+    "think",
+    "thinks",
+    "understands",
+    "knows",
+    "hopes",
+    "hoped",
+    "expects",
+    "expected",
+    "fears",
+    "feared",
+    "reckons",
+    "wants",
+    "doubts",
+];
+
+/// Adjectives of a state of mind after "is" or "feeling": "PERSON is pleased with the spirit in
+/// the squad", "is feeling confident ahead of the trip" (a mood a picture cannot settle).
+const MOODS: [&str; 11] = [
+    "pleased",
+    "confident",
+    "delighted",
+    "optimistic",
+    "determined",
+    "adamant",
+    "convinced",
+    "hopeful",
+    "keen",
+    "eager",
+    "relieved",
+];
+
 /// Pronouns of the first and second person: a description speaks of what is seen, not to the
 /// reader or as the writer ("Spirits like gin make you more tearful", "Let's make …").
 const PERSONAL: [&str; 11] = [
@@ -873,6 +910,13 @@ fn is_story(sentence: &str, words: &Words) -> bool {
         (SAYING.contains(&w.as_str()) && !matches!(before, Some("that" | "which")))
             || (matches!(w.as_str(), "talks" | "speaks") && after == Some("about"))
     });
+    let thinking = lower.iter().any(|w| THINKING.contains(&w.as_str()))
+        || lower.windows(2).any(|w| {
+            matches!(
+                w[0].as_str(),
+                "is" | "are" | "was" | "were" | "feeling" | "feels"
+            ) && MOODS.contains(&w[1].as_str())
+        });
     // "has only served", "has captured": the story's present perfect, which no picture shows.
     let participle = |w: &str| w == "been" || w.ends_with("ed") || w.ends_with("en");
     let perfect = lower.windows(3).any(|w| {
@@ -914,6 +958,7 @@ fn is_story(sentence: &str, words: &Words) -> bool {
     infinitive
         || comments
         || reports_speech
+        || thinking
         || perfect
         || biography
         || definition
@@ -1320,6 +1365,18 @@ mod tests {
                 NotDescription::Headline,
             ),
             ("The “Print” dialog", NotDescription::Interface),
+            (
+                "PERSON believes the Premier League leaders are enjoying a 'perfect' season",
+                NotDescription::Headline,
+            ),
+            (
+                "PERSON is feeling confident ahead of the trip to Stamford Bridge",
+                NotDescription::Headline,
+            ),
+            (
+                "Queens Park Rangers manager PERSON is pleased with the spirit in the squad",
+                NotDescription::Headline,
+            ),
             ("Tool Options for the Clone tool", NotDescription::Interface),
             (
                 "Report: PERSON is eyeing a new position",
