@@ -30,7 +30,7 @@ use super::parse::{
     COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, Word, as_digits, is_color,
 };
 use super::visible::is_animal;
-use super::visible::is_visible;
+use super::visible::{is_listed_thing, is_visible};
 use super::words::{
     META, PICTURE_KINDS, is_person_noun, names_people, plural, singular, swap_noun, verb_lemma,
 };
@@ -763,12 +763,21 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
 
 /// "Is there an ornate school building? — yes" of a caption whose subject is a visible thing and
 /// that no other yes/no question asks about (seed 002 takes "yes" and "no" as candidates of every
-/// caption). Its "no" is written by the generator, of a thing another caption of the stream names
-/// ([`there_is`]), so that yes and no stay balanced.
+/// caption); of a subject that is a person or a name, the object or the first place is asked
+/// instead ("PERSON faces off with a heckler" → "Is there a heckler?"). Its "no" is written by the
+/// generator, of a thing another caption of the stream names ([`there_is`]), so that yes and no
+/// stay balanced.
 fn existence(c: &Clause, out: &mut Vec<Proposal>) {
     let p = c.p;
+    // "A table showing the number of bugs" is the picture, not a table in it.
+    if out.iter().any(|q| q.answer_type == AnswerType::Boolean)
+        || c.picture.is_some()
+        || c.verb.is_some_and(|(v, _)| depicts(p, &v))
+    {
+        return;
+    }
     // "The outside of a large apartment building": the building is the thing.
-    let (start, head) = match c.places.first() {
+    let subject = match c.places.first() {
         Some(pp) if PARTS.contains(&p.words[c.head].lower.as_str()) => match pp.kind {
             ChunkKind::Pp { np } if pp.start == c.subject.1 && p.words[pp.start].lower == "of" => {
                 (p.chunks[np].start, p.chunks[np].head)
@@ -777,18 +786,37 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
         },
         _ => (c.subject.0, c.head),
     };
-    let word = &p.words[head];
-    // "A table showing the number of bugs" is the picture, not a table in it.
-    if out.iter().any(|q| q.answer_type == AnswerType::Boolean)
-        || c.picture.is_some()
-        || c.verb.is_some_and(|(v, _)| depicts(p, &v))
-        || word.entity.is_some()
-        || is_named(p, head, head + 1)
-        || is_person_noun(&word.lower)
-        || !is_visible(&singular(&word.lower))
-    {
+    let visible_thing = |head: usize| {
+        let word = &p.words[head];
+        word.entity.is_none()
+            && !is_named(p, head, head + 1)
+            && !is_person_noun(&word.lower)
+            && is_visible(&singular(&word.lower))
+    };
+    let fallback = || {
+        let object = c.object.map(|(s, _, h)| (s, h));
+        // Only places: "during election night" asks of no thing.
+        let places = c.places.iter().filter_map(|pp| match pp.kind {
+            ChunkKind::Pp { np } if p.is_location(pp) => {
+                Some((p.chunks[np].start, p.chunks[np].head))
+            }
+            _ => None,
+        });
+        // Only listed things and scenes: WordNet's physical things take in "a site", "a front"
+        // and "a wardrobe mishap", which a person's caption names more often than a subject.
+        object
+            .into_iter()
+            .chain(places)
+            .find(|&(_, h)| visible_thing(h) && is_listed_thing(&singular(&p.words[h].lower)))
+    };
+    let person = names_a_person(&p.words[c.head]);
+    let Some((start, head)) = Some(subject)
+        .filter(|&(_, h)| visible_thing(h))
+        .or_else(|| if person { fallback() } else { None })
+    else {
         return;
-    }
+    };
+    let word = &p.words[head];
     // The head with the common words right before it: "the Apple Vision Pro headset" →
     // "headset", "Beach chairs" → "beach chairs", "black and white engraving"; names, numbers and
     // possessors say what the picture may not show.
@@ -1372,9 +1400,11 @@ mod tests {
             "Is there a large apartment building?",
             "yes",
         );
+        // Of a person, the thing or place the caption names with them.
+        has("PERSON on stage", "Is there a stage?", "yes");
         // Not of people, of a picture's kind, nor when another yes/no question is asked.
         for caption in [
-            "PERSON on stage",
+            "PERSON in a crowd of fans",
             "A map of the hemisphere",
             "A table showing the number of bugs",
             "a man riding a horse on a dirt road",
@@ -1625,6 +1655,7 @@ mod tests {
             "waits to receive treatment",
         );
         not_asked("PERSON faces off with a heckler", &|(_, a)| a == "faces");
+
         // A list of names closed by "and" is one subject; an apposition after a name is not.
         has(
             "PERSON, PERSON and their crew arrive in lower Manhattan.",
