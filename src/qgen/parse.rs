@@ -532,6 +532,17 @@ fn nouns_and_participles(words: &mut [Word]) {
             set_tag(&mut words[i], "NN");
         }
     }
+    // "a bright, modern office": a word between a determiner and a comma with an adjective after
+    // it is an adjective of the same noun, whatever the lexicon reads it as.
+    for i in 1..words.len().saturating_sub(2) {
+        if words[i].tag == "NN"
+            && words[i - 1].pos == Pos::Det
+            && words[i + 1].text == ","
+            && words[i + 2].pos == Pos::Adj
+        {
+            set_tag(&mut words[i], "JJ");
+        }
+    }
     // "next to bulky medical equipment": after "next to" or "close to" comes a noun phrase, not
     // an infinitive.
     for i in 2..words.len().saturating_sub(1) {

@@ -994,7 +994,10 @@ fn colors_and_counts(p: &Parse, clause: Option<&Clause>, seed: u64, out: &mut Ve
         let kind = w
             .get(i + 1)
             .is_some_and(|n| COLOR_KINDS.contains(&singular(&n.lower).as_str()));
-        if is_color(&w[i].lower) && i < np.head && !named && !kind {
+        // "a black person", "two white people": a person's colour is no question to ask of a
+        // picture (clothes are: "a man in a blue shirt").
+        let person = is_person_noun(&w[np.head].lower);
+        if is_color(&w[i].lower) && i < np.head && !named && !kind && !person {
             let mut end = i + 1;
             while end + 1 < np.head && w[end].pos == Pos::Conj && is_color(&w[end + 1].lower) {
                 end += 2;
@@ -1232,6 +1235,27 @@ fn yes_no(out: &mut Vec<Proposal>, yes: String, no: String) {
 /// A yes/no pair about the clause when colours and counts gave none: "Is the man riding a horse
 /// on a dirt road?", and the same with a noun swapped for another of its kind: the object's, else
 /// the subject's, else the place's.
+/// Whether the head noun `h` of a noun phrase starting at `start` can be swapped for another of
+/// its kind and still name a thing: not inside a compound ("a top hat" → "a top shirt", "sand
+/// bags" → "sand dresses", "a mobile phone" → "a mobile keyboard"). The word before it must be
+/// a determiner, a number, a possessive, a colour or a plain adjective of size or age.
+fn swappable(p: &Parse, start: usize, h: usize) -> bool {
+    if h == start {
+        return true;
+    }
+    let before = &p.words[h - 1];
+    matches!(before.pos, Pos::Det | Pos::Num)
+        || matches!(before.tag, "PRP$" | "POS")
+        || is_color(&before.lower)
+        || PLAIN_ADJECTIVES.contains(&before.lower.as_str())
+}
+
+/// Adjectives that never make a compound with the noun after them.
+const PLAIN_ADJECTIVES: [&str; 12] = [
+    "big", "small", "large", "little", "young", "old", "tall", "long", "short", "wooden", "empty",
+    "new",
+];
+
 fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Proposal>) {
     if out.iter().any(|q| q.answer_type == AnswerType::Boolean) {
         return;
@@ -1276,6 +1300,7 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
     // The object's noun.
     if let Some((s, e, h)) = c.object
         && h + 1 == e
+        && swappable(p, s, h)
         && let Some(other) = swap_noun(&singular(&p.words[h].lower), &avoid, seed)
     {
         let swapped = with_article(&c.words(s, h), &inflect(&p.words[h], other));
@@ -1311,6 +1336,7 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
         };
         let h = p.chunks[np].head;
         if p.chunks[np].end == h + 1
+            && swappable(p, p.chunks[np].start, h)
             && let Some(other) = swap_noun(&singular(&p.words[h].lower), &avoid, seed)
         {
             let other = inflect(&p.words[h], other);
@@ -1656,6 +1682,20 @@ mod tests {
         );
         not_asked("PERSON faces off with a heckler", &|(_, a)| a == "faces");
 
+        has(
+            "Three people sitting in a bright, modern office working on laptops.",
+            "Where are the people sitting?",
+            "in a bright, modern office",
+        );
+        // No colour of a person's skin; no swap inside a compound ("a top shirt").
+        not_asked(
+            "A black person in a blue shirt interacts with a tablet.",
+            &|(q, _)| q.contains("person black") || q.contains("color is the person"),
+        );
+        not_asked(
+            "A raccoon wearing a top hat and holding a pizza slice.",
+            &|(q, _)| q.contains("top") && !q.contains("top hat"),
+        );
         // A list of names closed by "and" is one subject; an apposition after a name is not.
         has(
             "PERSON, PERSON and their crew arrive in lower Manhattan.",
