@@ -17,7 +17,7 @@ use foldhash::fast::RandomState;
 
 use super::parse::{ChunkKind, Parse, Pos, is_color};
 use super::visible::is_visible;
-use super::words::{META, names_people};
+use super::words::{META, PICTURE_KINDS, names_people};
 use super::words::{is_caption_verb, singular};
 use crate::filter::entities::Entity;
 use crate::filter::pos::Tagger;
@@ -187,6 +187,7 @@ pub fn subject_is_visible(p: &Parse) -> bool {
     };
     // "a close up of a donut", "logo for a coffee shop": what kind of picture it is.
     if META.contains(&p.words[c.head].lower.as_str())
+        || PICTURE_KINDS.contains(&p.words[c.head].lower.as_str())
         || matches!(
             p.words[c.head].lower.as_str(),
             "close" | "logo" | "icon" | "pattern"
@@ -194,8 +195,14 @@ pub fn subject_is_visible(p: &Parse) -> bool {
     {
         return true;
     }
-    let mut spans = vec![(c.start, c.end)];
-    if let Some(next) = p.chunks.get(k + 1)
+    // "The Space Needle and Seattle skyline": any phrase of a coordinated subject.
+    let (last, _) = p.coordination(k);
+    let mut spans: Vec<(usize, usize)> = p.chunks[k..=last]
+        .iter()
+        .filter(|c| c.kind == ChunkKind::Np)
+        .map(|c| (c.start, c.end))
+        .collect();
+    if let Some(next) = p.chunks.get(last + 1)
         && let ChunkKind::Pp { np } = next.kind
         && matches!(p.words[next.start].lower.as_str(), "with" | "of")
     {
@@ -548,7 +555,12 @@ fn names_something_visible(words: &Words) -> bool {
                 return false;
             }
             let noun = singular(lower);
-            is_visible(lower) || is_visible(&noun) || is_color(lower)
+            // "Line graph showing …", "a plot of …": a chart is seen whatever it plots (an
+            // illustration or a map of something unseen is not).
+            is_visible(lower)
+                || is_visible(&noun)
+                || is_color(lower)
+                || matches!(noun.as_str(), "graph" | "plot" | "chart" | "diagram")
         })
 }
 
@@ -1326,9 +1338,19 @@ mod tests {
             "An ornate school building",
             "Cloche placed on a terracotta saucer",
             "The baleen recovered from a stranded Pygmy Right Whale.",
+            // A coordinated subject, a chart, a group of a rounded number, a flag in capitals.
+            "The Space Needle and Seattle skyline obscured by wildfire smoke.",
+            "A plot of a quadratic function with two dots",
+            "A group of about 18 people of all ages smiling and waving",
+            "US flag signifying that this is a United States Federal Government website",
         ] {
             assert!(subject_is_visible(&parse(caption)), "{caption}");
         }
+        assert_eq!(
+            read("Line graph showing the cumulative neural network error decreasing")
+                .not_description,
+            None
+        );
     }
 
     #[test]

@@ -317,6 +317,9 @@ pub fn parse(caption: &str) -> Parse {
         && first.starts_with(|c: char| c.is_ascii_uppercase())
         && first != "PERSON"
         && first != "LOC"
+        // "US flag", "UK police": a word in capitals is an abbreviation, not a capitalised
+        // "us".
+        && !(first.len() > 1 && first.bytes().all(|b| b.is_ascii_uppercase()))
         && names.first().is_none_or(|s| s.start > 0)
         // "Rep PERSON", "Associate Justice PERSON": a title before a name keeps its capital.
         && !rest.starts_with("PERSON")
@@ -742,6 +745,8 @@ fn premodifier(words: &[Word], i: usize) -> bool {
         }
         // "the man's hat".
         Pos::Possessive => true,
+        // "about 18 people".
+        Pos::Adp | Pos::Adv => rounds_a_number(words, i),
         _ => false,
     }
 }
@@ -883,7 +888,21 @@ const MULTIWORD_PREPOSITIONS: [&[&str]; 7] = [
 
 /// The number of words of the preposition starting at `i`: several for "next to", one for a
 /// preposition, none otherwise.
+/// Words that round the number after them: "about 18 people" is a noun phrase, not a place.
+pub const APPROXIMATELY: [&str; 5] = ["about", "around", "nearly", "almost", "over"];
+
+/// Whether word `i` rounds the number after it ("about 18 people"; not "a tube about 10 feet",
+/// where after a noun it opens a measure).
+fn rounds_a_number(words: &[Word], i: usize) -> bool {
+    APPROXIMATELY.contains(&words[i].lower.as_str())
+        && words.get(i + 1).is_some_and(|n| n.pos == Pos::Num)
+        && (i == 0 || words[i - 1].pos != Pos::Noun)
+}
+
 fn preposition_len(words: &[Word], i: usize) -> usize {
+    if rounds_a_number(words, i) {
+        return 0;
+    }
     for p in MULTIWORD_PREPOSITIONS {
         if words.len() >= i + p.len()
             && words[i..i + p.len()]

@@ -27,7 +27,7 @@
 
 use super::AnswerType;
 use super::parse::{
-    COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, Word, as_digits, is_color,
+    APPROXIMATELY, COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, Word, as_digits, is_color,
 };
 use super::visible::is_animal;
 use super::visible::{is_listed_thing, is_visible};
@@ -511,7 +511,10 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             let bare = (form == Form::Simple && c.object.is_none() && v.end == v.head + 1
                 || form == Form::Passive)
                 && rest.is_empty();
-            if agrees && !bare {
+            // Nor "What is signifying?" of "US flag signifying that this is …": a verb whose
+            // object is a clause asks nothing a picture shows.
+            let clausal = p.words.get(v.end).is_some_and(|w| w.lower == "that");
+            if agrees && !bare && !clausal {
                 let q = question(&[wh, subject_aux.unwrap_or(""), &verb_as_written, &rest]);
                 let t = if wh == "Who" {
                     AnswerType::Person
@@ -551,6 +554,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             let cut_off = c.object.is_none()
                 && after(0).is_some_and(|n| {
                     n.tag == "WRB"
+                        || n.lower == "that"
                         // "continues to keep mum": an infinitive too long to answer with.
                         || (n.tag == "TO"
                             && after(1).is_some_and(|w| w.tag == "VB")
@@ -1085,12 +1089,15 @@ fn is_counted(p: &Parse, np: &Chunk, at: usize, digits: &str) -> bool {
     // "his 147 clearance": more than one of a singular noun after a possessor is no count ("five
     // sheep" is: a noun may be plural without an "-s").
     let possessed = at > 0 && matches!(p.words[at - 1].tag, "PRP$" | "POS");
+    // "about 18 people": a rounded number is no count to ask for, nor to deny by one.
+    let rounded = at > 0 && APPROXIMATELY.contains(&p.words[at - 1].lower.as_str());
     digits
         .parse::<u32>()
         .is_ok_and(|n| n < 1000 && (n <= 1 || head.is_plural() || !possessed))
         && !name
         && !numbered
         && !in_name
+        && !rounded
         && !UNITS.contains(&singular(&head.lower).as_str())
 }
 
@@ -1695,6 +1702,19 @@ mod tests {
         not_asked(
             "A raccoon wearing a top hat and holding a pizza slice.",
             &|(q, _)| q.contains("top") && !q.contains("top hat"),
+        );
+        // A rounded number is no count; a clause is no object.
+        not_asked(
+            "A group of about 18 people smiling in front of a white building.",
+            &|(q, _)| q.starts_with("How many people") || q.starts_with("Are there 17"),
+        );
+        answered(
+            "A group of about 18 people smiling in front of a white building.",
+            "a group of about 18 people",
+        );
+        not_asked(
+            "US flag signifying that this is a United States Federal Government website",
+            &|(_, a)| a == "signifying" || a == "US flag",
         );
         // A list of names closed by "and" is one subject; an apposition after a name is not.
         has(

@@ -324,7 +324,7 @@ pub const META: [&str; 16] = [
 
 /// Nouns that say what kind of picture a caption's picture is, when they open it ("an animated
 /// line drawing of …", "a map of …"); not the words every picture is ("image", "picture", "view").
-pub const PICTURE_KINDS: [&str; 17] = [
+pub const PICTURE_KINDS: [&str; 19] = [
     "photograph",
     "photo",
     "portrait",
@@ -342,6 +342,8 @@ pub const PICTURE_KINDS: [&str; 17] = [
     "cartoon",
     "infographic",
     "collage",
+    "graph",
+    "plot",
 ];
 
 /// Irregular verbs: past or participle form and lemma.
