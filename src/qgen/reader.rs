@@ -22,6 +22,7 @@
 //! the question's words, or the question lost the words that pin its answer down.
 
 use super::parse::{ChunkKind, Parse, Pos, as_digits, is_color};
+use super::visible::is_clothing;
 use super::words::{LOCATIVE, META, is_person_noun, singular, verb_lemma};
 use crate::filter::tokens::tokenize;
 
@@ -152,6 +153,7 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
     // "What is the man doing?" asks for an -ing verb, "What does the man do?" for a finite one.
     let doing = q.last().is_some_and(|w| w == "doing");
     let does = q.len() > 3 && q.last().is_some_and(|w| w == "do");
+    let wearing = q.last().is_some_and(|w| w == "wearing");
     let stranded = q
         .last()
         .filter(|w| {
@@ -213,9 +215,13 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
                         in_place.is_some_and(|pp| caption.preposition(pp).ends_with(prep))
                     }
                     // "What does the kitchen have?" and "a close up of a pizza" are the
-                    // exceptions: "with" and "of" phrases hold things, not places.
-                    None => in_place
-                        .is_none_or(|pp| matches!(caption.preposition(pp).as_str(), "with" | "of")),
+                    // exceptions: "with" and "of" phrases hold things, not places; and "What is
+                    // the man wearing?" of "a man in a suit": what one is in is worn.
+                    None => in_place.is_none_or(|pp| match caption.preposition(pp).as_str() {
+                        "with" | "of" => true,
+                        "in" => wearing && is_clothing(&singular(&words[c.head].lower)),
+                        _ => false,
+                    }),
                 };
                 if wanted && !(in_the_picture && META.contains(&words[c.head].lower.as_str())) {
                     spans.push((c.start, caption.coordination(k).1));

@@ -30,7 +30,7 @@ use super::parse::{
     APPROXIMATELY, COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, Word, as_digits, is_color,
 };
 use super::visible::is_animal;
-use super::visible::{is_listed_thing, is_visible};
+use super::visible::{is_clothing, is_listed_thing, is_visible};
 use super::words::{
     META, PICTURE_KINDS, is_person_noun, names_people, plural, singular, swap_noun, verb_lemma,
 };
@@ -420,6 +420,45 @@ impl<'a> Clause<'a> {
     }
 }
 
+/// "What is the man wearing? — a suit" of "a man in a suit riding a horse", "PERSON looks great
+/// in her summer dress": the first "in" phrase of clothes after a person subject, before any other
+/// person is named (whose clothes they would be).
+fn worn(c: &Clause, out: &mut Vec<Proposal>) {
+    let p = c.p;
+    if !c.subject_is_person() || out.iter().any(|q| q.question.ends_with("wearing?")) {
+        return;
+    }
+    let after = p.chunks.iter().position(|ch| ch.start >= c.subject.1);
+    for (k, ch) in p
+        .chunks
+        .iter()
+        .enumerate()
+        .skip(after.unwrap_or(p.chunks.len()))
+    {
+        match ch.kind {
+            ChunkKind::Pp { np } if p.words[ch.start].lower == "in" => {
+                let head = &p.words[p.chunks[np].head];
+                if is_clothing(&singular(&head.lower)) {
+                    let (_, end) = p.coordination(np);
+                    let q = question(&["What", c.be(), &c.subject_definite(), "wearing"]);
+                    out.push(Proposal::of_span(
+                        p,
+                        q,
+                        (p.chunks[np].start, end),
+                        AnswerType::Object,
+                    ));
+                    return;
+                }
+            }
+            ChunkKind::Np if k > 0 && names_a_person(&p.words[ch.head]) => {
+                // Unless it is a place phrase's: "in front of the man" still names him.
+                return;
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Whether `w` is a form of "be" that a question inverts ("is", "were"), not "being" or "be".
 fn is_finite_be(w: &Word) -> bool {
     w.is_be() && !matches!(w.lower.as_str(), "being" | "be" | "been")
@@ -673,6 +712,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
         _ => {}
     }
     picture_questions(&c, &mut out);
+    worn(&c, &mut out);
     existence(&c, &mut out);
     if let Some((s, e)) = c.complement
         && p.words[s..e]
@@ -1716,6 +1756,21 @@ mod tests {
             "US flag signifying that this is a United States Federal Government website",
             &|(_, a)| a == "signifying" || a == "US flag",
         );
+        // What a person is in is what they wear, not where they are; another person's clothes
+        // are not theirs.
+        has(
+            "PERSON looks great in her summer dress",
+            "What is PERSON wearing?",
+            "her summer dress",
+        );
+        has(
+            "A man in a suit riding a horse",
+            "What is the man wearing?",
+            "a suit",
+        );
+        not_asked("PERSON talks to a woman in a red dress", &|(q, _)| {
+            q.ends_with("wearing?")
+        });
         // A list of names closed by "and" is one subject; an apposition after a name is not.
         has(
             "PERSON, PERSON and their crew arrive in lower Manhattan.",
