@@ -392,6 +392,18 @@ pub fn parse(caption: &str) -> Parse {
         if possessive(&lower) && words.last().is_some_and(|w: &Word| w.pos == Pos::Noun) {
             tag = "POS";
         }
+        // "Fans at Progressive Field in Cleveland", "the 100th day of her stay": a contextual
+        // rule of the tagger makes a preposition a wh-determiner; only wh-words are.
+        if tag == "WDT"
+            && !matches!(
+                lower.as_str(),
+                "which" | "that" | "what" | "whatever" | "whichever"
+            )
+        {
+            tag = tagger
+                .lookup(&lower)
+                .map_or("IN", |t| intern(tagger.name(t)));
+        }
         if as_digits(&lower).is_some() && tag != "CD" && lower != "one" {
             tag = "CD";
         }

@@ -790,7 +790,18 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
         Some(ChunkKind::Pp { np }) => (c.subject.0, p.coordination(np).1),
         _ => c.subject,
     };
-    let (wh, t) = if c.subject_is_person() {
+    // "PERSON, PERSON, and a Lorenz attractor" is neither a who nor a what.
+    let mixed = p
+        .chunks
+        .iter()
+        .filter(|ch| ch.kind == ChunkKind::Np && ch.start >= answer.0 && ch.end <= answer.1)
+        .any(|ch| {
+            // "his son Finn": a people noun anywhere in the phrase names a person.
+            p.words[ch.start..ch.end].iter().any(names_a_person) != c.subject_is_person()
+        });
+    let (wh, t) = if mixed {
+        return;
+    } else if c.subject_is_person() {
         ("Who", AnswerType::Person)
     } else if is_visible(&singular(&p.words[c.head].lower)) {
         ("What", AnswerType::Object)
@@ -1755,6 +1766,15 @@ mod tests {
         not_asked(
             "US flag signifying that this is a United States Federal Government website",
             &|(_, a)| a == "signifying" || a == "US flag",
+        );
+        has(
+            "Fans at Progressive Field in Cleveland stand for the anthem.",
+            "Who stands for the anthem?",
+            "fans",
+        );
+        not_asked(
+            "Animated line drawing of PERSON, PERSON, and a Lorenz attractor",
+            &|(q, _)| q.starts_with("Who is in"),
         );
         // What a person is in is what they wear, not where they are; another person's clothes
         // are not theirs.
