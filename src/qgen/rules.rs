@@ -451,7 +451,8 @@ fn worn(c: &Clause, out: &mut Vec<Proposal>) {
                 }
             }
             ChunkKind::Np if k > 0 && names_a_person(&p.words[ch.head]) => {
-                // Unless it is a place phrase's: "in front of the man" still names him.
+                // Another person named first owns the clothes after them, even in a place
+                // phrase ("talks to a woman in a red dress").
                 return;
             }
             _ => {}
