@@ -204,8 +204,18 @@ impl<'a> Clause<'a> {
                 .iter()
                 .position(|pp| p.words[pp.start].lower == "with")
             {
+                // "a man with limes in his moustache": a place of the subject's own body or
+                // belongings ("his", "her") holds the with-object too.
+                let own = |pp: &Chunk| match pp.kind {
+                    ChunkKind::Pp { np } => p.words[p.chunks[np].start].tag == "PRP$",
+                    _ => false,
+                };
                 let after = before_verb.split_off(with + 1);
-                before_verb.extend(after.into_iter().filter(|pp| !in_the_frame(p, pp)));
+                before_verb.extend(
+                    after
+                        .into_iter()
+                        .filter(|pp| !in_the_frame(p, pp) && !own(pp)),
+                );
             }
             clause.places = before_verb;
             return Some(clause);
@@ -1777,6 +1787,9 @@ mod tests {
             "Animated line drawing of PERSON, PERSON, and a Lorenz attractor",
             &|(q, _)| q.starts_with("Who is in"),
         );
+        not_asked("Man with limes in his moustache", &|(q, _)| {
+            q.starts_with("Where") || q.contains("in his moustache?")
+        });
         // What a person is in is what they wear, not where they are; another person's clothes
         // are not theirs.
         has(
