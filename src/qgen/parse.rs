@@ -463,6 +463,7 @@ pub fn parse(caption: &str) -> Parse {
     }
     nouns_and_participles(&mut words);
     verbs_read_as_nouns(&mut words);
+    particles_before_objects(&mut words);
     let chunks = chunk(&words);
     Parse {
         words,
@@ -711,6 +712,22 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
     }
 }
 
+/// "cuts down a pod", "holds up a sign": "down" or "up" after a verb (once the verbs are known),
+/// before a noun phrase that names no way to go along ("walks down the street"), is the verb's
+/// particle.
+fn particles_before_objects(words: &mut [Word]) {
+    for i in 1..words.len() {
+        if matches!(words[i].lower.as_str(), "down" | "up")
+            && words[i - 1].pos == Pos::Verb
+            && words[i].pos == Pos::Adp
+            && noun_phrase(words, i + 1)
+                .is_some_and(|(_, h)| !WAYS.contains(&singular(&words[h].lower).as_str()))
+        {
+            set_tag(&mut words[i], "RP");
+        }
+    }
+}
+
 /// Verbs that take an infinitive: "attempts to block", "prepares to board".
 const CATENATIVE: [&str; 10] = [
     "attempt", "try", "prepare", "struggle", "continue", "begin", "start", "want", "need", "hope",
@@ -900,6 +917,34 @@ const MULTIWORD_PREPOSITIONS: [&[&str]; 7] = [
 
 /// The number of words of the preposition starting at `i`: several for "next to", one for a
 /// preposition, none otherwise.
+/// What one goes up or down: "down the street", "up a hill".
+const WAYS: [&str; 24] = [
+    "street",
+    "road",
+    "hill",
+    "slope",
+    "stair",
+    "stairs",
+    "step",
+    "staircase",
+    "path",
+    "trail",
+    "river",
+    "mountain",
+    "sidewalk",
+    "lane",
+    "track",
+    "runway",
+    "aisle",
+    "ramp",
+    "escalator",
+    "alley",
+    "avenue",
+    "highway",
+    "hallway",
+    "hillside",
+];
+
 /// Words that round the number after them: "about 18 people" is a noun phrase, not a place.
 pub const APPROXIMATELY: [&str; 5] = ["about", "around", "nearly", "almost", "over"];
 
@@ -992,6 +1037,9 @@ impl Parse {
             && head.pos != Pos::Pron
             && !is_worn_or_held(&head.lower)
             && !(preposition == "at" && is_aimed_at(&head.lower))
+            // "down the street", "up a hill" go along a way; "cuts down a pod" does not.
+            && (!matches!(preposition.as_str(), "down" | "up")
+                || WAYS.contains(&singular(noun).as_str()))
     }
 
     /// Whether noun phrase chunk `b`, after a comma, describes noun phrase chunk `a` rather than

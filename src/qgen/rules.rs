@@ -612,6 +612,11 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                         // Not "next to", "close to": those open a place.
                         || (n.pos == Pos::Adj && after(1).is_none_or(|w| w.lower != "to"))
                 });
+            // Nor "— pulls PERSON", "— supports her husband PERSON": a name is no activity.
+            let named = p.words[v.head..end]
+                .iter()
+                .any(|w| w.entity == Some(Entity::Person));
+            let cut_off = cut_off || named;
             if !cut_off && form == Form::Progressive && p.words[v.head].lower != "doing" {
                 let q = question(&["What", &aux, &subject, "doing"]);
                 ask(&mut out, q, (v.head, end), AnswerType::Activity);
@@ -1309,6 +1314,10 @@ fn yes_no(out: &mut Vec<Proposal>, yes: String, no: String) {
 /// bags" → "sand dresses", "a mobile phone" → "a mobile keyboard"). The word before it must be
 /// a determiner, a number, a possessive, a colour or a plain adjective of size or age.
 fn swappable(p: &Parse, start: usize, h: usize) -> bool {
+    // "the America's Cup" is a name, not a cup to swap for a glass.
+    if h > 0 && p.words[h].text.starts_with(char::is_uppercase) {
+        return false;
+    }
     if h == start {
         return true;
     }
@@ -1790,6 +1799,26 @@ mod tests {
         not_asked("Man with limes in his moustache", &|(q, _)| {
             q.starts_with("Where") || q.contains("in his moustache?")
         });
+        not_asked("PERSON lifts the America's Cup in 2010", &|(q, _)| {
+            q.contains("America's") && !q.contains("Cup")
+        });
+        not_asked("PERSON pulls PERSON into a steamy embrace", &|(_, a)| {
+            a.starts_with("pulls")
+        });
+        has(
+            "A cocoa farmer cuts down a pod from a cocoa tree",
+            "Who cuts down a pod from a cocoa tree?",
+            "a cocoa farmer",
+        );
+        has(
+            "A cocoa farmer cuts down a pod from a cocoa tree",
+            "What does the cocoa farmer cut down?",
+            "a pod",
+        );
+        not_asked(
+            "A cocoa farmer cuts down a pod from a cocoa tree",
+            &|(_, a)| a.starts_with("down"),
+        );
         // What a person is in is what they wear, not where they are; another person's clothes
         // are not theirs.
         has(

@@ -505,7 +505,7 @@ pub fn is_aimed_at(noun: &str) -> bool {
 
 /// Verbs of what people and animals do in photographs, as lemmas: a word among them that the
 /// lexicon tags as a noun may be a caption's verb ("a pedestrian walks through snow").
-const CAPTION_VERBS: [&str; 100] = [
+const CAPTION_VERBS: [&str; 101] = [
     "walk",
     "stand",
     "sit",
@@ -606,6 +606,7 @@ const CAPTION_VERBS: [&str; 100] = [
     "applaud",
     "spray",
     "slice",
+    "cut",
 ];
 
 /// Whether a lower-case lemma is a verb of [`CAPTION_VERBS`].
