@@ -915,8 +915,6 @@ const MULTIWORD_PREPOSITIONS: [&[&str]; 7] = [
     &["in", "the", "middle", "of"],
 ];
 
-/// The number of words of the preposition starting at `i`: several for "next to", one for a
-/// preposition, none otherwise.
 /// What one goes up or down: "down the street", "up a hill".
 const WAYS: [&str; 24] = [
     "street",
@@ -956,6 +954,8 @@ fn rounds_a_number(words: &[Word], i: usize) -> bool {
         && (i == 0 || words[i - 1].pos != Pos::Noun)
 }
 
+/// The number of words of the preposition starting at `i`: several for "next to", one for a
+/// preposition, none otherwise.
 fn preposition_len(words: &[Word], i: usize) -> usize {
     if rounds_a_number(words, i) {
         return 0;

@@ -1306,9 +1306,6 @@ fn yes_no(out: &mut Vec<Proposal>, yes: String, no: String) {
     }
 }
 
-/// A yes/no pair about the clause when colours and counts gave none: "Is the man riding a horse
-/// on a dirt road?", and the same with a noun swapped for another of its kind: the object's, else
-/// the subject's, else the place's.
 /// Whether the head noun `h` of a noun phrase starting at `start` can be swapped for another of
 /// its kind and still name a thing: not inside a compound ("a top hat" → "a top shirt", "sand
 /// bags" → "sand dresses", "a mobile phone" → "a mobile keyboard"). The word before it must be
@@ -1334,6 +1331,9 @@ const PLAIN_ADJECTIVES: [&str; 12] = [
     "new",
 ];
 
+/// A yes/no pair about the clause when colours and counts gave none: "Is the man riding a horse
+/// on a dirt road?", and the same with a noun swapped for another of its kind: the object's, else
+/// the subject's, else the place's.
 fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Proposal>) {
     if out.iter().any(|q| q.answer_type == AnswerType::Boolean) {
         return;
