@@ -1469,6 +1469,21 @@ mod tests {
         );
     }
 
+    /// Some question of `caption` has `answer`, whatever it asks.
+    fn answered(caption: &str, answer: &str) {
+        let all = qa(caption);
+        assert!(
+            all.iter().any(|(_, a)| a == answer),
+            "{caption}: no answer {answer:?} in {all:#?}"
+        );
+    }
+
+    /// No question and answer of `caption` is `what`.
+    fn not_asked(caption: &str, what: &dyn Fn(&(String, String)) -> bool) {
+        let all = qa(caption);
+        assert!(!all.iter().any(what), "{caption}: {all:#?}");
+    }
+
     #[test]
     fn a_visible_subject_is_asked_whether_it_is_there() {
         has(
@@ -1633,10 +1648,6 @@ mod tests {
     /// kind, a measure read as a place, a model number read as a count, a bare intransitive verb.
     #[test]
     fn kinds_measures_model_numbers_and_bare_verbs_are_not_asked() {
-        let not_asked = |caption: &str, what: &dyn Fn(&(String, String)) -> bool| {
-            let all = qa(caption);
-            assert!(!all.iter().any(what), "{caption}: {all:#?}");
-        };
         not_asked(
             "Accretion of a giant planet onto a white dwarf star",
             &|(q, _)| q.starts_with("What color") || q.contains("white?"),
@@ -1696,17 +1707,6 @@ mod tests {
     /// possessive, a passive's agent taken for a place, and a verb whose complement is cut off.
     #[test]
     fn web_captions_read_as_their_writers_meant() {
-        let answered = |caption: &str, answer: &str| {
-            let all = qa(caption);
-            assert!(
-                all.iter().any(|(_, a)| a == answer),
-                "{caption}: no answer {answer:?} in {all:#?}"
-            );
-        };
-        let not_asked = |caption: &str, what: &dyn Fn(&(String, String)) -> bool| {
-            let all = qa(caption);
-            assert!(!all.iter().any(what), "{caption}: {all:#?}");
-        };
         answered(
             "Attendees work on laptops during the conference",
             "attendees",
