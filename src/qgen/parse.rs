@@ -720,8 +720,7 @@ fn particles_before_objects(words: &mut [Word]) {
         if matches!(words[i].lower.as_str(), "down" | "up")
             && words[i - 1].pos == Pos::Verb
             && words[i].pos == Pos::Adp
-            && noun_phrase(words, i + 1)
-                .is_some_and(|(_, h)| !WAYS.contains(&singular(&words[h].lower).as_str()))
+            && noun_phrase(words, i + 1).is_some_and(|(_, h)| !is_way(&words[h].lower))
         {
             set_tag(&mut words[i], "RP");
         }
@@ -943,6 +942,11 @@ const WAYS: [&str; 24] = [
     "hillside",
 ];
 
+/// Whether a lower-case noun names a way one goes up or down ([`WAYS`]).
+fn is_way(noun: &str) -> bool {
+    WAYS.contains(&singular(noun).as_str())
+}
+
 /// Words that round the number after them: "about 18 people" is a noun phrase, not a place.
 pub const APPROXIMATELY: [&str; 5] = ["about", "around", "nearly", "almost", "over"];
 
@@ -1038,8 +1042,7 @@ impl Parse {
             && !is_worn_or_held(&head.lower)
             && !(preposition == "at" && is_aimed_at(&head.lower))
             // "down the street", "up a hill" go along a way; "cuts down a pod" does not.
-            && (!matches!(preposition.as_str(), "down" | "up")
-                || WAYS.contains(&singular(noun).as_str()))
+            && (!matches!(preposition.as_str(), "down" | "up") || is_way(noun))
     }
 
     /// Whether noun phrase chunk `b`, after a comma, describes noun phrase chunk `a` rather than

@@ -438,13 +438,7 @@ fn worn(c: &Clause, out: &mut Vec<Proposal>) {
     if !c.subject_is_person() || out.iter().any(|q| q.question.ends_with("wearing?")) {
         return;
     }
-    let after = p.chunks.iter().position(|ch| ch.start >= c.subject.1);
-    for (k, ch) in p
-        .chunks
-        .iter()
-        .enumerate()
-        .skip(after.unwrap_or(p.chunks.len()))
-    {
+    for ch in p.chunks.iter().filter(|ch| ch.start >= c.subject.1) {
         match ch.kind {
             ChunkKind::Pp { np } if p.words[ch.start].lower == "in" => {
                 let head = &p.words[p.chunks[np].head];
@@ -460,7 +454,7 @@ fn worn(c: &Clause, out: &mut Vec<Proposal>) {
                     return;
                 }
             }
-            ChunkKind::Np if k > 0 && names_a_person(&p.words[ch.head]) => {
+            ChunkKind::Np if names_a_person(&p.words[ch.head]) => {
                 // Another person named first owns the clothes after them, even in a place
                 // phrase ("talks to a woman in a red dress").
                 return;
@@ -600,8 +594,9 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             // Not "What does PERSON do? — looks" of "looks great", "— demonstrates" of
             // "demonstrates how to use …" nor "— continues" of "continues to keep mum": a verb
             // without its complement is no answer.
+            // Nor "— pulls PERSON", "— supports her husband PERSON": a name is no activity.
             let after = |k: usize| p.words.get(v.end + k);
-            let cut_off = c.object.is_none()
+            let no_activity = c.object.is_none()
                 && after(0).is_some_and(|n| {
                     n.tag == "WRB"
                         || n.lower == "that"
@@ -611,16 +606,14 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                             && end == v.end)
                         // Not "next to", "close to": those open a place.
                         || (n.pos == Pos::Adj && after(1).is_none_or(|w| w.lower != "to"))
-                });
-            // Nor "— pulls PERSON", "— supports her husband PERSON": a name is no activity.
-            let named = p.words[v.head..end]
-                .iter()
-                .any(|w| w.entity == Some(Entity::Person));
-            let cut_off = cut_off || named;
-            if !cut_off && form == Form::Progressive && p.words[v.head].lower != "doing" {
+                })
+                || p.words[v.head..end]
+                    .iter()
+                    .any(|w| w.entity == Some(Entity::Person));
+            if !no_activity && form == Form::Progressive && p.words[v.head].lower != "doing" {
                 let q = question(&["What", &aux, &subject, "doing"]);
                 ask(&mut out, q, (v.head, end), AnswerType::Activity);
-            } else if !cut_off
+            } else if !no_activity
                 && form == Form::Simple
                 && (c.subject_is_person() || is_animal(&singular(&p.words[c.head].lower)))
                 && !matches!(p.words[v.head].lower.as_str(), "do" | "does" | "did")
@@ -880,11 +873,14 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
             .chain(places)
             .find(|&(_, h)| visible_thing(h) && is_listed_thing(&singular(&p.words[h].lower)))
     };
-    let person = names_a_person(&p.words[c.head]);
-    let Some((start, head)) = Some(subject)
-        .filter(|&(_, h)| visible_thing(h))
-        .or_else(|| if person { fallback() } else { None })
-    else {
+    let chosen = if visible_thing(subject.1) {
+        Some(subject)
+    } else if names_a_person(&p.words[c.head]) {
+        fallback()
+    } else {
+        None
+    };
+    let Some((start, head)) = chosen else {
         return;
     };
     let word = &p.words[head];
