@@ -186,12 +186,10 @@ pub fn subject_is_visible(p: &Parse) -> bool {
             && (is_visible(&noun) || is_visible(&w.lower))
     };
     // "a close up of a donut", "logo for a coffee shop": what kind of picture it is.
-    if META.contains(&p.words[c.head].lower.as_str())
-        || PICTURE_KINDS.contains(&p.words[c.head].lower.as_str())
-        || matches!(
-            p.words[c.head].lower.as_str(),
-            "close" | "logo" | "icon" | "pattern"
-        )
+    let head = p.words[c.head].lower.as_str();
+    if META.contains(&head)
+        || PICTURE_KINDS.contains(&head)
+        || matches!(head, "close" | "icon" | "pattern")
     {
         return true;
     }
