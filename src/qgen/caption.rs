@@ -78,7 +78,7 @@ pub struct Reading {
 
 /// The part of `caption` that describes its picture, and whether it describes one.
 pub fn read(caption: &str) -> Reading {
-    let text = without_brackets(caption);
+    let text = without_positions(&without_brackets(caption));
     let text = without_credit(&text);
     let text = without_teaser(without_label(without_dateline(text)));
     let sentence = first_sentence(text);
@@ -238,6 +238,58 @@ fn without_brackets(text: &str) -> String {
         }
     }
     out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Where a wire caption says someone stands in the frame, between commas: "PERSON, left, and
+/// PERSON, right, shake hands". (In brackets, "(L)", [`without_brackets`] takes them.)
+const POSITIONS: [&str; 20] = [
+    "left",
+    "right",
+    "center",
+    "centre",
+    "top",
+    "bottom",
+    "front",
+    "rear",
+    "far left",
+    "far right",
+    "second left",
+    "second right",
+    "second from left",
+    "second from right",
+    "third from left",
+    "third from right",
+    "top left",
+    "top right",
+    "bottom left",
+    "bottom right",
+];
+
+/// `text` without the positions of [`POSITIONS`] after a name: ", left," goes, with its commas,
+/// so that the names it stood between read as one list ("PERSON and PERSON shake hands") and a
+/// name as the subject of its verb ("PERSON lies in her hospital bed", not an apposition
+/// "PERSON, left"). After a common word it is a list's ("on the back, front, and sides").
+fn without_positions(text: &str) -> String {
+    let mut out = text.to_string();
+    for position in POSITIONS {
+        let marker = format!(", {position},");
+        let mut from = 0;
+        // ASCII lower case keeps every byte where it was, so an offset in one is one in the other.
+        while let Some(found) = out.to_ascii_lowercase()[from..].find(&marker) {
+            let at = from + found;
+            let name = out[..at]
+                .rsplit(' ')
+                .next()
+                .is_some_and(|w| w.starts_with(char::is_uppercase));
+            if name {
+                out.replace_range(at..at + marker.len(), "");
+                from = at;
+            } else {
+                from = at + marker.len();
+            }
+        }
+    }
+    out
 }
 
 /// Where a photo credit starts: "Photo: …", "Credit: …", "| Getty Images"; or, opening the text,
@@ -1320,6 +1372,23 @@ mod tests {
         assert_eq!(
             read("Donate once - or every month!").not_description,
             Some(NotDescription::CallToAction)
+        );
+    }
+
+    #[test]
+    fn positions_in_the_frame_are_left_out() {
+        assert_eq!(
+            read("PERSON, left, lies in her hospital bed next to her sister").text,
+            "PERSON lies in her hospital bed next to her sister"
+        );
+        assert_eq!(
+            read("PERSON, Second From Left, and PERSON, right, shake hands").text,
+            "PERSON and PERSON shake hands"
+        );
+        // A word of a list is no position.
+        assert_eq!(
+            read("A jacket with pockets on the back, front, and sides").text,
+            "A jacket with pockets on the back, front, and sides"
         );
     }
 

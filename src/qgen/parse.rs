@@ -1026,8 +1026,9 @@ impl Parse {
     }
 
     /// Whether a prepositional phrase says where something is: a locative preposition, and not a
-    /// time ("at night"), weather or an occasion ("in the rain", "in an interview"), a pronoun,
-    /// something worn or held ("in a suit", "on the phone"), or something aimed at ("at a ball").
+    /// time ("at night"), weather or an occasion ("in the rain", "in an interview"), a pronoun or
+    /// a person, something worn or held ("in a suit", "on the phone"), or something aimed at ("at
+    /// a ball").
     pub fn is_location(&self, pp: &Chunk) -> bool {
         let ChunkKind::Pp { np } = pp.kind else {
             return false;
@@ -1039,6 +1040,8 @@ impl Parse {
         LOCATIVE.contains(&preposition.as_str())
             && !time_or_weather
             && head.pos != Pos::Pron
+            // "in the PERSON of the White House": the filter's person is nowhere to stand.
+            && head.entity != Some(Entity::Person)
             && !is_worn_or_held(&head.lower)
             && !(preposition == "at" && is_aimed_at(&head.lower))
             // "down the street", "up a hill" go along a way; "cuts down a pod" does not.

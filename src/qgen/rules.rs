@@ -32,7 +32,8 @@ use super::parse::{
 use super::visible::is_animal;
 use super::visible::{is_clothing, is_listed_thing, is_visible};
 use super::words::{
-    META, PICTURE_KINDS, is_person_noun, names_people, plural, singular, swap_noun, verb_lemma,
+    META, NOT_PLACES, PICTURE_KINDS, TIMES, is_person_noun, names_people, plural, singular,
+    swap_noun, verb_lemma,
 };
 use crate::filter::entities::Entity;
 
@@ -87,6 +88,21 @@ enum Form {
     /// "is" + adjective, noun phrase or place.
     Copula,
 }
+
+/// Prepositions a verb governs ("look at", "pose for", "talk to", "talk on"), for the question of
+/// what they govern when it is no place.
+const GOVERNING: [&str; 8] = ["at", "for", "to", "on", "in", "into", "over", "through"];
+
+/// Participles that work as prepositions ("leaves following a meeting"): no gerund complement.
+const PREPOSITION_LIKE: [&str; 7] = [
+    "following",
+    "including",
+    "regarding",
+    "concerning",
+    "excluding",
+    "considering",
+    "according",
+];
 
 /// A caption read as a clause.
 struct Clause<'a> {
@@ -237,7 +253,25 @@ impl<'a> Clause<'a> {
         {
             return Some(clause);
         }
-        clause.verb = Some((*v, form));
+        let mut verb = *v;
+        // "celebrates scoring the winning goal", "arrives wearing a suit": a gerund and its object
+        // after a simple verb complete the verb. The gerund joins the verb group, so the object is
+        // the gerund's ("What does PERSON celebrate scoring?") and the activity holds both.
+        if form == Form::Simple
+            && let Some(g) = chunks.get(k + 1).filter(|g| {
+                g.kind == ChunkKind::Verb
+                    && g.start == verb.end
+                    && g.start == g.head
+                    && g.end == g.head + 1
+                    && p.words[g.head].tag == "VBG"
+                    && !PREPOSITION_LIKE.contains(&p.words[g.head].lower.as_str())
+            })
+            && chunks.get(k + 2).is_some_and(|o| o.kind == ChunkKind::Np)
+        {
+            verb.end = g.end;
+            k += 1;
+        }
+        clause.verb = Some((verb, form));
         k += 1;
         // "sits writing at his desk": the participle describes the subject; the places after it
         // are the verb's.
@@ -655,6 +689,38 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 ]);
                 let np = p.chunks[np];
                 ask(&mut out, q, (np.start, np.end), AnswerType::Object);
+            }
+            // What the verb's preposition governs, when it places nothing (places are asked
+            // above): "What is the woman talking on? — the phone", "Who do PERSON and PERSON pose
+            // for? — photographers", "What does PERSON participate in? — an interview". Only of a
+            // phrase right after a verb without an object, and only of something one could see:
+            // not a time ("at night"), a name, a pronoun or a measure.
+            if c.object.is_none()
+                && matches!(form, Form::Simple | Form::Progressive)
+                && let Some(pp) = c
+                    .places
+                    .first()
+                    .filter(|pp| pp.start == v.end && !p.is_location(pp))
+                && let ChunkKind::Pp { np } = pp.kind
+                && GOVERNING.contains(&p.preposition(pp).as_str())
+            {
+                let np = p.chunks[np];
+                let head = &p.words[np.head];
+                let noun = singular(&head.lower);
+                let person = names_a_person(head);
+                if !is_named(p, np.start, np.end)
+                    && head.pos == Pos::Noun
+                    && !TIMES.contains(&noun.as_str())
+                    && (person || is_visible(&noun) || NOT_PLACES.contains(&noun.as_str()))
+                {
+                    let (wh, t) = if person {
+                        ("Who", AnswerType::Person)
+                    } else {
+                        ("What", AnswerType::Object)
+                    };
+                    let q = question(&[wh, &aux, &subject, &verb, &p.preposition(pp)]);
+                    ask(&mut out, q, (np.start, np.end), t);
+                }
             }
             // The company or the instrument: "Who does PERSON meet with? — President-elect
             // PERSON", "What is the man cutting a cake with? — a knife"; only of a "with" right
@@ -1701,6 +1767,54 @@ mod tests {
     /// Web captions the lexicon misreads: verbs taken for nouns after people and coordinated
     /// names, a compound's noun taken for a verb, a fragment's "being" passive, a name's
     /// possessive, a passive's agent taken for a place, and a verb whose complement is cut off.
+    #[test]
+    fn what_a_verbs_preposition_governs_is_asked() {
+        has(
+            "PERSON participates in an interview with a reporter",
+            "What does PERSON participate in?",
+            "an interview",
+        );
+        has(
+            "A woman talking on the phone",
+            "What is the woman talking on?",
+            "the phone",
+        );
+        has(
+            "PERSON and PERSON pose for photographers",
+            "Who do PERSON and PERSON pose for?",
+            "photographers",
+        );
+        // A time, a name or a place asked as a place is no such object.
+        not_asked("A man walks at night", &|(q, _)| q.ends_with("at?"));
+        not_asked("PERSON speaks to Reuters", &|(q, _)| q.ends_with("to?"));
+        not_asked("A dog sleeps on a couch", &|(q, _)| {
+            q.ends_with("on?") && q.starts_with("Who")
+        });
+        // The filter's person is nowhere to stand: "in the PERSON of the White House".
+        not_asked(
+            "PERSON speaks in the PERSON of the White House",
+            &|(q, _)| q.starts_with("Where"),
+        );
+    }
+
+    #[test]
+    fn a_gerund_completes_its_verb() {
+        has(
+            "PERSON celebrates scoring the winning goal",
+            "What does PERSON do?",
+            "celebrates scoring the winning goal",
+        );
+        has(
+            "PERSON celebrates scoring the winning goal",
+            "What does PERSON celebrate scoring?",
+            "the winning goal",
+        );
+        // "following" is a preposition here.
+        not_asked("PERSON leaves following a meeting", &|(q, _)| {
+            q.contains("following?")
+        });
+    }
+
     #[test]
     fn web_captions_read_as_their_writers_meant() {
         answered(

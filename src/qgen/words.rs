@@ -505,11 +505,12 @@ pub fn is_aimed_at(noun: &str) -> bool {
 
 /// Verbs of what people and animals do in photographs, as lemmas: a word among them that the
 /// lexicon tags as a noun may be a caption's verb ("a pedestrian walks through snow").
-const CAPTION_VERBS: [&str; 101] = [
+const CAPTION_VERBS: [&str; 102] = [
     "walk",
     "stand",
     "sit",
     "speak",
+    "converse",
     "answer",
     "wait",
     "pose",
