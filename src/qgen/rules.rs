@@ -918,9 +918,12 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
     };
     let visible_thing = |head: usize| {
         let word = &p.words[head];
+        // "The Cougar Town star": after a name, a star is a person.
+        let star = word.lower == "star" && head > 0 && is_named(p, head - 1, head);
         word.entity.is_none()
             && !is_named(p, head, head + 1)
             && !is_person_noun(&word.lower)
+            && !star
             && is_visible(&singular(&word.lower))
     };
     let fallback = || {
@@ -1294,8 +1297,43 @@ fn names_a_place(p: &Parse, q: &Proposal) -> bool {
     // "the Snoopy balloon" is a balloon; "Apple's headquarters" and "Pittsburgh" are names.
     let possessed =
         (start..end).any(|i| p.words[i].tag == "POS" && i > start && is_named(p, i - 1, i));
-    is_named(p, end - 1, end) || possessed
+    // "Google headquarters", "Kandahar province", "Seminole circuit court": a proper noun before
+    // a kind of place names which one, and the picture shows only the kind.
+    let head = end - 1;
+    let kind = &p.words[head].lower;
+    let named_kind = (PLACE_KINDS.contains(&kind.as_str())
+        || PLACE_KINDS.contains(&singular(kind).as_str()))
+        && (start..head).any(|i| matches!(p.words[i].tag, "NNP" | "NNPS") && is_named(p, i, i + 1));
+    is_named(p, end - 1, end) || possessed || named_kind
 }
+
+/// Kinds of place a proper noun before them names ("Kandahar province").
+const PLACE_KINDS: [&str; 24] = [
+    "headquarters",
+    "province",
+    "county",
+    "district",
+    "region",
+    "state",
+    "city",
+    "town",
+    "village",
+    "capital",
+    "court",
+    "courthouse",
+    "campus",
+    "airport",
+    "station",
+    "stadium",
+    "arena",
+    "university",
+    "college",
+    "hospital",
+    "hotel",
+    "restaurant",
+    "store",
+    "office",
+];
 
 /// Whether words `start..end` name something by its proper name ("New York Supreme Court",
 /// "Apple's headquarters", "Manhattan's Chelsea neighborhood"): a proper noun or a capitalised
@@ -1795,6 +1833,33 @@ mod tests {
             "PERSON speaks in the PERSON of the White House",
             &|(q, _)| q.starts_with("Where"),
         );
+    }
+
+    #[test]
+    fn a_named_place_of_a_common_kind_is_no_answer() {
+        for caption in [
+            "Afghan men investigate the site in Kandahar province",
+            "PERSON arrives in Seminole circuit court for a hearing",
+            "A sign is seen at Google headquarters",
+        ] {
+            not_asked(caption, &|(q, _)| q.starts_with("Where"));
+        }
+        // A kind of place without a name stays.
+        has(
+            "PERSON arrives at the circuit court",
+            "Where does PERSON arrive?",
+            "at the circuit court",
+        );
+    }
+
+    #[test]
+    fn garments_and_stars_are_no_places_nor_things() {
+        not_asked("PERSON shimmers in champagne frock", &|(q, _)| {
+            q.starts_with("Where")
+        });
+        not_asked("The Cougar Town star stopped by the grill", &|(q, _)| {
+            q == "Is there a star?"
+        });
     }
 
     #[test]

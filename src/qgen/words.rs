@@ -487,7 +487,21 @@ pub fn is_worn_or_held(noun: &str) -> bool {
     matches!(kind_of(&s), Some(CLOTHES | DEVICES))
         || matches!(
             s.as_str(),
-            "phone" | "suit" | "uniform" | "costume" | "glasses" | "headphones"
+            "phone"
+                | "suit"
+                | "uniform"
+                | "costume"
+                | "glasses"
+                | "headphones"
+                // Garments the kinds of things leave out (their zero counts would ask of
+                // clothes a picture of people may well show).
+                | "frock"
+                | "gown"
+                | "bikini"
+                | "tutu"
+                | "blouse"
+                | "outfit"
+                | "footwear"
         )
 }
 
