@@ -19,8 +19,8 @@ use std::sync::OnceLock;
 
 use super::visible::{is_animal, is_visible};
 use super::words::{
-    LOCATIVE, NOT_PLACES, TIMES, is_aimed_at, is_caption_verb, is_person_noun, is_worn_or_held,
-    singular, verb_lemma,
+    GOVERNING, LOCATIVE, NOT_PLACES, TIMES, is_aimed_at, is_caption_verb, is_person_noun,
+    is_worn_or_held, names_people, singular, verb_lemma,
 };
 use crate::filter::entities::{Entity, Names};
 use crate::filter::pos::Tagger;
@@ -364,16 +364,27 @@ pub fn parse(caption: &str) -> Parse {
         }
         // "faces off with a heckler", "looks on from the stands": a particle right after a verb,
         // before a preposition or the end, belongs to the verb ("out of" stays a preposition).
+        let after_verb = words.last().filter(|w: &&Word| w.pos == Pos::Verb);
         if matches!(
             lower.as_str(),
             "off" | "up" | "down" | "out" | "away" | "back" | "on"
-        ) && words.last().is_some_and(|w: &Word| w.pos == Pos::Verb)
+        ) && after_verb.is_some()
             && next.as_deref().is_none_or(|n| {
                 n != "of"
                     && (!n.starts_with(char::is_alphanumeric)
                         || tagger
                             .lookup(n)
                             .is_some_and(|t| matches!(tagger.name(t), "IN" | "TO")))
+            })
+        {
+            tag = "RP";
+        }
+        // "shows off her curves": "off" after a verb that takes it as a particle, before its
+        // object (not "jumps off the boat").
+        if lower == "off"
+            && after_verb.is_some_and(|w| {
+                let lemma = verb_lemma(&w.lower).unwrap_or_else(|| w.lower.clone());
+                OFF_VERBS.contains(&lemma.as_str())
             })
         {
             tag = "RP";
@@ -583,6 +594,10 @@ fn nouns_and_participles(words: &mut [Word]) {
         }
     }
 }
+
+/// Verbs (lemmas) whose "off" is a particle before their object: "shows off her curves",
+/// "fends off a tackle".
+const OFF_VERBS: [&str; 7] = ["show", "fend", "ward", "fight", "shake", "kick", "pull"];
 
 /// The verb a caption's lexicon made a noun: "A pedestrian walks through snow", "People in combat
 /// gear stand near white vans", "PERSON answers questions". Before the first verb, a word that is
@@ -1023,6 +1038,46 @@ impl Parse {
                 .position(|c| c.start == end + 2 && c.kind == ChunkKind::Np)
                 .map_or(end + 2, |k| self.coordination(k).1),
         )
+    }
+
+    /// Whether words `start..end` name something by its proper name ("New York Supreme Court",
+    /// "Apple's headquarters", "Manhattan's Chelsea neighborhood"): a proper noun or a capitalised
+    /// word other than the caption's first. The filter's substitution tokens stand for any person or
+    /// place, and people by name stay answers.
+    pub fn is_named(&self, start: usize, end: usize) -> bool {
+        self.words[start..end].iter().enumerate().any(|(k, w)| {
+            let i = start + k;
+            !matches!(w.text.as_str(), "PERSON" | "LOC")
+                && w.entity != Some(Entity::Person)
+                && (matches!(w.tag, "NNP" | "NNPS")
+                    || (i > 0 && w.text.starts_with(char::is_uppercase)))
+        })
+    }
+
+    /// The phrase a verb's preposition governs right after word `end`, when it places nothing:
+    /// "talking on | the phone", "pose for | photographers", "participates in | an interview",
+    /// "tends to | a field". Only of something one could see or an occasion: not a time ("at
+    /// night"), a name, a pronoun or a measure. The place phrase and its noun phrase.
+    pub fn governed(&self, end: usize) -> Option<(Chunk, Chunk)> {
+        let pp = *self.chunks.iter().find(|c| c.start == end)?;
+        let ChunkKind::Pp { np } = pp.kind else {
+            return None;
+        };
+        if self.is_location(&pp) || !GOVERNING.contains(&self.preposition(&pp).as_str()) {
+            return None;
+        }
+        let np = self.chunks[np];
+        let head = &self.words[np.head];
+        let noun = singular(&head.lower);
+        let seen = head.entity == Some(Entity::Person)
+            || names_people(&head.text)
+            || is_visible(&noun)
+            || NOT_PLACES.contains(&noun.as_str());
+        (!self.is_named(np.start, np.end)
+            && head.pos == Pos::Noun
+            && !TIMES.contains(&noun.as_str())
+            && seen)
+            .then_some((pp, np))
     }
 
     /// Whether a prepositional phrase says where something is: a locative preposition, and not a

@@ -196,8 +196,10 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
                     .get(k + 1)
                     .filter(|n| n.kind == ChunkKind::Np)
                     .map(|_| caption.coordination(k + 1).1)
-                    // "waits to receive treatment": the infinitive is part of the activity.
+                    // "waits to receive treatment": the infinitive is part of the activity, and
+                    // so is a verb's governed phrase ("tends to a field").
                     .or_else(|| caption.infinitive_after(c.end))
+                    .or_else(|| caption.governed(c.end).map(|(_, np)| np.end))
                     .unwrap_or(c.end);
                 spans.push((c.head, end));
             }

@@ -32,8 +32,7 @@ use super::parse::{
 use super::visible::is_animal;
 use super::visible::{is_clothing, is_listed_thing, is_visible};
 use super::words::{
-    META, NOT_PLACES, PICTURE_KINDS, TIMES, is_person_noun, names_people, plural, singular,
-    swap_noun, verb_lemma,
+    META, PICTURE_KINDS, is_person_noun, names_people, plural, singular, swap_noun, verb_lemma,
 };
 use crate::filter::entities::Entity;
 
@@ -88,10 +87,6 @@ enum Form {
     /// "is" + adjective, noun phrase or place.
     Copula,
 }
-
-/// Prepositions a verb governs ("look at", "pose for", "talk to", "talk on"), for the question of
-/// what they govern when it is no place.
-const GOVERNING: [&str; 8] = ["at", "for", "to", "on", "in", "into", "over", "through"];
 
 /// Participles that work as prepositions ("leaves following a meeting"): no gerund complement.
 const PREPOSITION_LIKE: [&str; 7] = [
@@ -445,7 +440,7 @@ impl<'a> Clause<'a> {
                 dropped = if self.p.words[place.start].lower == "of" {
                     dropped
                 } else {
-                    is_named(self.p, place.start, place.end) && !people
+                    self.p.is_named(place.start, place.end) && !people
                 };
                 (place, dropped)
             })
@@ -621,9 +616,17 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             // do? — adjust a barricade" (the verb is the seed's own kind of answer).
             // "What does PERSON do? — waits to receive treatment": an infinitive after the verb
             // is part of the answer, with its object.
-            let end = match c.object {
-                Some((_, e, _)) => e,
-                None => p.infinitive_after(v.end).unwrap_or(v.end),
+            // The phrase a verb's preposition governs, when it places nothing (places are asked
+            // below): only right after a verb without an object ([`Parse::governed`]).
+            let governed = (c.object.is_none() && matches!(form, Form::Simple | Form::Progressive))
+                .then(|| p.governed(v.end))
+                .flatten();
+            // The activity holds the governed phrase: "What does the laborer do? — tends to a
+            // field", not "— tends".
+            let end = match (c.object, governed) {
+                (Some((_, e, _)), _) => e,
+                (None, Some((_, np))) => np.end,
+                (None, None) => p.infinitive_after(v.end).unwrap_or(v.end),
             };
             // Not "What does PERSON do? — looks" of "looks great", "— demonstrates" of
             // "demonstrates how to use …" nor "— continues" of "continues to keep mum": a verb
@@ -656,6 +659,9 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 let q = question(&["What", &aux, &subject, "do"]);
                 ask(&mut out, q, (v.head, end), AnswerType::Activity);
             }
+            // "take part in a ballet course": what one takes part in is no place (but still
+            // what they take part in).
+            let part = c.object.is_some_and(|(_, _, h)| p.words[h].lower == "part");
             for place in c.places.iter().filter(|pp| p.is_location(pp)) {
                 let ChunkKind::Pp { np } = place.kind else {
                     continue;
@@ -676,8 +682,10 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 // Other places are left out: "Where is the man riding a horse?", not "… with a
                 // hat at night?".
                 let object = c.object.map(|(s, e, _)| c.words(s, e)).unwrap_or_default();
-                let q = question(&["Where", &aux, &subject, &verb, &object]);
-                ask(&mut out, q, (place.start, place.end), AnswerType::Location);
+                if !part {
+                    let q = question(&["Where", &aux, &subject, &verb, &object]);
+                    ask(&mut out, q, (place.start, place.end), AnswerType::Location);
+                }
                 // "What is the man riding a horse on?"
                 let q = question(&[
                     "What",
@@ -690,37 +698,15 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 let np = p.chunks[np];
                 ask(&mut out, q, (np.start, np.end), AnswerType::Object);
             }
-            // What the verb's preposition governs, when it places nothing (places are asked
-            // above): "What is the woman talking on? — the phone", "Who do PERSON and PERSON pose
-            // for? — photographers", "What does PERSON participate in? — an interview". Only of a
-            // phrase right after a verb without an object, and only of something one could see:
-            // not a time ("at night"), a name, a pronoun or a measure.
-            if c.object.is_none()
-                && matches!(form, Form::Simple | Form::Progressive)
-                && let Some(pp) = c
-                    .places
-                    .first()
-                    .filter(|pp| pp.start == v.end && !p.is_location(pp))
-                && let ChunkKind::Pp { np } = pp.kind
-                && GOVERNING.contains(&p.preposition(pp).as_str())
-            {
-                let np = p.chunks[np];
-                let head = &p.words[np.head];
-                let noun = singular(&head.lower);
-                let person = names_a_person(head);
-                if !is_named(p, np.start, np.end)
-                    && head.pos == Pos::Noun
-                    && !TIMES.contains(&noun.as_str())
-                    && (person || is_visible(&noun) || NOT_PLACES.contains(&noun.as_str()))
-                {
-                    let (wh, t) = if person {
-                        ("Who", AnswerType::Person)
-                    } else {
-                        ("What", AnswerType::Object)
-                    };
-                    let q = question(&[wh, &aux, &subject, &verb, &p.preposition(pp)]);
-                    ask(&mut out, q, (np.start, np.end), t);
-                }
+            // What the verb's preposition governs: "What is the woman talking on? — the phone".
+            if let Some((pp, np)) = governed {
+                let (wh, t) = if names_a_person(&p.words[np.head]) {
+                    ("Who", AnswerType::Person)
+                } else {
+                    ("What", AnswerType::Object)
+                };
+                let q = question(&[wh, &aux, &subject, &verb, &p.preposition(&pp)]);
+                ask(&mut out, q, (np.start, np.end), t);
             }
             // The company or the instrument: "Who does PERSON meet with? — President-elect
             // PERSON", "What is the man cutting a cake with? — a knife"; only of a "with" right
@@ -753,7 +739,13 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 };
                 let np_chunk = p.chunks[np];
                 let prep = p.preposition(place);
-                if prep == "with" {
+                if prep == "with" && names_a_person(&p.words[np_chunk.head]) {
+                    // "PERSON and his son with Kilkenny manager PERSON": company, not a thing
+                    // one has.
+                    let (_, end) = p.coordination(np);
+                    let q = question(&["Who", be, &subject, "with"]);
+                    ask(&mut out, q, (np_chunk.start, end), AnswerType::Person);
+                } else if prep == "with" {
                     let (_, end) = p.coordination(np);
                     let aux = if c.plural { "do" } else { "does" };
                     let q = question(&["What", aux, &subject, "have"]);
@@ -769,7 +761,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                         AnswerType::Object,
                     );
                     // "What is in Cupertino?" asks what a picture cannot show: its place's name.
-                    if is_named(p, place.start, place.end) {
+                    if p.is_named(place.start, place.end) {
                         continue;
                     }
                     let wh = if c.subject_is_person() { "Who" } else { "What" };
@@ -919,9 +911,9 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
     let visible_thing = |head: usize| {
         let word = &p.words[head];
         // "The Cougar Town star": after a name, a star is a person.
-        let star = word.lower == "star" && head > 0 && is_named(p, head - 1, head);
+        let star = word.lower == "star" && head > 0 && p.is_named(head - 1, head);
         word.entity.is_none()
-            && !is_named(p, head, head + 1)
+            && !p.is_named(head, head + 1)
             && !is_person_noun(&word.lower)
             && !star
             && is_visible(&singular(&word.lower))
@@ -962,7 +954,7 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
             && w.entity.is_none()
             && !matches!(w.tag, "NNP" | "NNPS")
             && p.words.get(i + 1).is_none_or(|n| n.tag != "POS")
-            && !is_named(p, i, i + 1)
+            && !p.is_named(i, i + 1)
     };
     // "a plate of pasta": the quantity is the thing ("Is there a plate of pasta?").
     let quantity = (start..head).find(|&i| {
@@ -1077,16 +1069,19 @@ const DEPICTING: [&str; 6] = [
     "represent",
 ];
 
-/// Whether the verb group `v`'s verb is one of [`DEPICTING`], in any form ("showing", "depicts").
+/// Whether the verb group `v`'s verb is one of [`DEPICTING`], in any form ("showing", "depicts"),
+/// without a particle ("shows off her curves" is what a person does).
 fn depicts(p: &Parse, v: &Chunk) -> bool {
     let verb = p.words[v.head].lower.as_str();
-    DEPICTING.iter().any(|lemma| {
-        let stem = lemma.trim_end_matches('e');
-        verb == *lemma
-            || verb
-                .strip_prefix(stem)
-                .is_some_and(|ending| matches!(ending, "s" | "es" | "ed" | "d" | "ing" | "n"))
-    })
+    let particle = p.words.get(v.head + 1).is_some_and(|w| w.tag == "RP");
+    !particle
+        && DEPICTING.iter().any(|lemma| {
+            let stem = lemma.trim_end_matches('e');
+            verb == *lemma
+                || verb
+                    .strip_prefix(stem)
+                    .is_some_and(|ending| matches!(ending, "s" | "es" | "ed" | "d" | "ing" | "n"))
+        })
 }
 
 /// Whether a non-boolean answer is printed inside its own question.
@@ -1296,15 +1291,15 @@ fn names_a_place(p: &Parse, q: &Proposal) -> bool {
     }
     // "the Snoopy balloon" is a balloon; "Apple's headquarters" and "Pittsburgh" are names.
     let possessed =
-        (start..end).any(|i| p.words[i].tag == "POS" && i > start && is_named(p, i - 1, i));
+        (start..end).any(|i| p.words[i].tag == "POS" && i > start && p.is_named(i - 1, i));
     // "Google headquarters", "Kandahar province", "Seminole circuit court": a proper noun before
     // a kind of place names which one, and the picture shows only the kind.
     let head = end - 1;
     let kind = &p.words[head].lower;
     let named_kind = (PLACE_KINDS.contains(&kind.as_str())
         || PLACE_KINDS.contains(&singular(kind).as_str()))
-        && (start..head).any(|i| matches!(p.words[i].tag, "NNP" | "NNPS") && is_named(p, i, i + 1));
-    is_named(p, end - 1, end) || possessed || named_kind
+        && (start..head).any(|i| matches!(p.words[i].tag, "NNP" | "NNPS") && p.is_named(i, i + 1));
+    p.is_named(end - 1, end) || possessed || named_kind
 }
 
 /// Kinds of place a proper noun before them names ("Kandahar province").
@@ -1334,20 +1329,6 @@ const PLACE_KINDS: [&str; 24] = [
     "store",
     "office",
 ];
-
-/// Whether words `start..end` name something by its proper name ("New York Supreme Court",
-/// "Apple's headquarters", "Manhattan's Chelsea neighborhood"): a proper noun or a capitalised
-/// word other than the caption's first. The filter's substitution tokens stand for any person or
-/// place, and people by name stay answers.
-fn is_named(p: &Parse, start: usize, end: usize) -> bool {
-    p.words[start..end].iter().enumerate().any(|(k, w)| {
-        let i = start + k;
-        !matches!(w.text.as_str(), "PERSON" | "LOC")
-            && w.entity != Some(Entity::Person)
-            && (matches!(w.tag, "NNP" | "NNPS")
-                || (i > 0 && w.text.starts_with(char::is_uppercase)))
-    })
-}
 
 /// A colour that is not `color` nor a name of it ("gray" for "grey").
 fn other_color(color: &str, seed: u64) -> &'static str {
@@ -1448,7 +1429,7 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
     let places: Vec<&Chunk> = c
         .places
         .iter()
-        .filter(|pp| p.is_location(pp) && !is_named(p, pp.start, pp.end))
+        .filter(|pp| p.is_location(pp) && !p.is_named(pp.start, pp.end))
         .collect();
     let place_words = |swap: Option<(usize, &str)>| -> String {
         places
@@ -1860,6 +1841,48 @@ mod tests {
         not_asked("The Cougar Town star stopped by the grill", &|(q, _)| {
             q == "Is there a star?"
         });
+        has(
+            "PERSON parades her legs in tiny cutoffs",
+            "What is PERSON wearing?",
+            "tiny cutoffs",
+        );
+    }
+
+    #[test]
+    fn phrasal_verbs_and_company_are_read_whole() {
+        has(
+            "PERSON shows off her juggling skills",
+            "What does PERSON do?",
+            "shows off her juggling skills",
+        );
+        // "off" of a verb that takes no such particle is a preposition.
+        not_asked("A boy jumps off the boat", &|(_, a)| {
+            a.contains("jumps off")
+        });
+        has(
+            "PERSON and his son with manager PERSON",
+            "Who are PERSON and his son with?",
+            "manager PERSON",
+        );
+        has(
+            "Palestinian girls take part in a ballet course",
+            "What do the Palestinian girls take part in?",
+            "a ballet course",
+        );
+        not_asked(
+            "Palestinian girls take part in a ballet course",
+            &|(q, _)| q.starts_with("Where"),
+        );
+        has(
+            "A laborer tends to a field",
+            "Who tends to a field?",
+            "a laborer",
+        );
+        has(
+            "A laborer tends to a field",
+            "What does the laborer do?",
+            "tends to a field",
+        );
     }
 
     #[test]

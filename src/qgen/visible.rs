@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use foldhash::fast::RandomState;
 
-use super::words::is_person_noun;
+use super::words::{GARMENTS, is_person_noun};
 
 /// Nouns whose most frequent sense is a physical thing, after WordNet 3.0
 /// (`data/lexicon/en-concrete-nouns.txt`, made by `scripts/fetch_lexicon.sh`).
@@ -526,7 +526,7 @@ fn in_list_or_synonym(noun: &str, list: &[&str]) -> bool {
 /// Whether a singular lower-case noun names clothing (or what people carry): what the people of a
 /// picture may wear whether or not its caption says so.
 pub fn is_clothing(noun: &str) -> bool {
-    kind_of(noun).is_some_and(|k| KINDS[k][0] == "clothing")
+    kind_of(noun).is_some_and(|k| KINDS[k][0] == "clothing") || GARMENTS.contains(&noun)
 }
 
 /// Things around people at events and in public places — the press's cameras and microphones,

@@ -9,7 +9,7 @@ use foldhash::fast::RandomState;
 use crate::filter::pos::Tagger;
 
 /// Nouns that name people: a subject among them is asked about with "who".
-const PEOPLE: [&str; 127] = [
+const PEOPLE: [&str; 129] = [
     "man",
     "woman",
     "boy",
@@ -57,6 +57,8 @@ const PEOPLE: [&str; 127] = [
     "umpire",
     "tourist",
     "farmer",
+    "laborer",
+    "labourer",
     "doctor",
     "nurse",
     "teacher",
@@ -266,6 +268,10 @@ pub const NOT_PLACES: [&str; 28] = [
     "debate",
     "vote",
 ];
+
+/// Prepositions a verb governs ("look at", "pose for", "talk to", "talk on"), for the question of
+/// what they govern when it is no place ([`super::parse::Parse::governed`]).
+pub const GOVERNING: [&str; 8] = ["at", "for", "to", "on", "in", "into", "over", "through"];
 
 /// Prepositions that place something, for "where" questions.
 pub const LOCATIVE: [&str; 31] = [
@@ -487,23 +493,16 @@ pub fn is_worn_or_held(noun: &str) -> bool {
     matches!(kind_of(&s), Some(CLOTHES | DEVICES))
         || matches!(
             s.as_str(),
-            "phone"
-                | "suit"
-                | "uniform"
-                | "costume"
-                | "glasses"
-                | "headphones"
-                // Garments the kinds of things leave out (their zero counts would ask of
-                // clothes a picture of people may well show).
-                | "frock"
-                | "gown"
-                | "bikini"
-                | "tutu"
-                | "blouse"
-                | "outfit"
-                | "footwear"
+            "phone" | "suit" | "uniform" | "costume" | "glasses" | "headphones"
         )
+        || GARMENTS.contains(&s.as_str())
 }
+
+/// Garments the kinds of things leave out: worn, never placed ("in champagne frock"), and never
+/// counted (a zero count would ask of clothes a picture of people may well show).
+pub const GARMENTS: [&str; 8] = [
+    "frock", "gown", "bikini", "tutu", "blouse", "outfit", "footwear", "cutoff",
+];
 
 /// Whether a lower-case noun names a thing that "at" aims at rather than places at ("swings a
 /// bat at a ball", "looking at the camera"): people, animals, food, devices, sports gear, clothes,
