@@ -23,7 +23,7 @@
 
 use super::parse::{ChunkKind, Parse, Pos, as_digits, is_color};
 use super::visible::is_clothing;
-use super::words::{LOCATIVE, META, is_person_noun, singular, verb_lemma};
+use super::words::{LOCATIVE, META, is_person_noun, participle_lemma, singular, verb_lemma};
 use crate::filter::tokens::tokenize;
 
 /// Lower case, punctuation and articles removed, whitespace collapsed: SQuAD's normalisation.
@@ -110,7 +110,11 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
         .keys
         .get_or_init(|| words.iter().map(|w| key(&w.lower)).collect());
     if matches!(first, "is" | "are" | "was" | "were" | "does" | "do" | "did") {
-        let all = content.iter().all(|c| caption_keys.contains(c));
+        // "Is PERSON standing?" of "PERSON stands": an -ing form matches its verb's other forms.
+        let all = content.iter().all(|c| {
+            caption_keys.contains(c)
+                || participle_lemma(c).is_some_and(|l| caption_keys.contains(&l))
+        });
         return Some(if all { "yes" } else { "no" }.to_string());
     }
     if q.len() > 2 && first == "how" && q[1] == "many" {

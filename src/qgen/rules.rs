@@ -1509,7 +1509,51 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
             return yes_no(out, yes, no);
         }
     }
+    // A person's or an animal's posture or motion, with its contrary: "Is PERSON standing? —
+    // yes", "Is PERSON sitting? — no" of "PERSON stands, arms crossed" (VQA's most common yes/no
+    // of people), when nothing else could be swapped.
+    if let Some((v, form)) = c.verb
+        && c.object.is_none()
+        && v.end == v.head + 1
+        && (c.subject_is_person() || is_animal(&singular(&p.words[c.head].lower)))
+        && matches!(form, Form::Simple | Form::Progressive)
+        && let Some(&(_, ing, contrary)) = CONTRARIES.iter().find(|(lemma, ing, _)| {
+            let last = verb.rsplit(' ').next().unwrap_or_default();
+            last == *lemma || last == *ing
+        })
+    {
+        let past =
+            p.words[v.start..v.end].iter().any(|w| w.tag == "VBD") || p.words[v.head].tag == "VBD";
+        let be = match (past, c.plural) {
+            (false, false) => "Is",
+            (false, true) => "Are",
+            (true, false) => "Was",
+            (true, true) => "Were",
+        };
+        // "Is PERSON leaving at a rally?" reads wrong: a place goes only with a posture.
+        let places = if ing == "arriving" {
+            String::new()
+        } else {
+            place_words(None)
+        };
+        let yes = question(&[be, &subject, ing, &places]);
+        let no = question(&[be, &subject, contrary, &places]);
+        yes_no(out, yes, no);
+    }
 }
+
+/// Postures and motions (lemma, "-ing" form) and a contrary no picture shows at once.
+const CONTRARIES: [(&str, &str, &str); 9] = [
+    ("stand", "standing", "sitting"),
+    ("sit", "sitting", "standing"),
+    ("lie", "lying", "standing"),
+    ("kneel", "kneeling", "standing"),
+    ("walk", "walking", "sitting"),
+    ("run", "running", "sitting"),
+    ("smile", "smiling", "crying"),
+    ("laugh", "laughing", "crying"),
+    ("arrive", "arriving", "leaving"),
+];
 
 /// `before` and `noun` joined, the article at the end of `before` made to fit the noun after a
 /// swap ("at a" + "office" → "at an office", "an" + "pear"... → "a pear").
@@ -1846,6 +1890,24 @@ mod tests {
             "What is PERSON wearing?",
             "tiny cutoffs",
         );
+    }
+
+    #[test]
+    fn a_posture_is_asked_with_its_contrary() {
+        has(
+            "PERSON stands, arms crossed, before a Tesla",
+            "Is PERSON standing?",
+            "yes",
+        );
+        has(
+            "PERSON stands, arms crossed, before a Tesla",
+            "Is PERSON sitting?",
+            "no",
+        );
+        has("PERSON smiling at the camera", "Is PERSON crying?", "no");
+        has("PERSON arrives at a rally", "Is PERSON leaving?", "no");
+        // Not of a verb with an object: "Is PERSON standing a…".
+        not_asked("PERSON walks her dog", &|(q, _)| q.contains("sitting"));
     }
 
     #[test]

@@ -449,6 +449,24 @@ pub fn plural(noun: &str) -> String {
     format!("{noun}s")
 }
 
+/// The lemma of a lower-case "-ing" form ("standing" → "stand", "running" → "run", "lying" →
+/// "lie"), if it can be told.
+pub fn participle_lemma(verb: &str) -> Option<String> {
+    let stem = verb.strip_suffix("ing")?;
+    // "lying" → "lie" (not "lye"), "running" → "run".
+    let mut candidates: Vec<String> = stem
+        .strip_suffix('y')
+        .map(|s| format!("{s}ie"))
+        .into_iter()
+        .collect();
+    candidates.extend([stem.to_string(), format!("{stem}e")]);
+    let b = stem.as_bytes();
+    if b.len() > 2 && b[b.len() - 1] == b[b.len() - 2] {
+        candidates.push(stem[..stem.len() - 1].to_string());
+    }
+    candidates.into_iter().find(|c| c.len() > 1 && known(c))
+}
+
 /// The lemma of a lower-case verb in its -s or past form ("catches" → "catch", "sat" → "sit"),
 /// if it can be told.
 pub fn verb_lemma(verb: &str) -> Option<String> {
@@ -701,6 +719,10 @@ mod tests {
         assert_eq!(verb_lemma("sat").as_deref(), Some("sit"));
         assert_eq!(verb_lemma("parked").as_deref(), Some("park"));
         assert_eq!(verb_lemma("stopped").as_deref(), Some("stop"));
+        assert_eq!(participle_lemma("standing").as_deref(), Some("stand"));
+        assert_eq!(participle_lemma("running").as_deref(), Some("run"));
+        assert_eq!(participle_lemma("lying").as_deref(), Some("lie"));
+        assert_eq!(participle_lemma("arriving").as_deref(), Some("arrive"));
     }
 
     #[test]
