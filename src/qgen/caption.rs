@@ -270,25 +270,30 @@ const POSITIONS: [&str; 20] = [
 /// name as the subject of its verb ("PERSON lies in her hospital bed", not an apposition
 /// "PERSON, left"). After a common word it is a list's ("on the back, front, and sides").
 fn without_positions(text: &str) -> String {
-    let mut out = text.to_string();
-    for position in POSITIONS {
-        let marker = format!(", {position},");
-        let mut from = 0;
-        // ASCII lower case keeps every byte where it was, so an offset in one is one in the other.
-        while let Some(found) = out.to_ascii_lowercase()[from..].find(&marker) {
-            let at = from + found;
-            let name = out[..at]
-                .rsplit(' ')
-                .next()
-                .is_some_and(|w| w.starts_with(char::is_uppercase));
-            if name {
-                out.replace_range(at..at + marker.len(), "");
-                from = at;
-            } else {
-                from = at + marker.len();
+    // ASCII lower case keeps every byte where it was, so an offset in one is one in the other.
+    let lower = text.to_ascii_lowercase();
+    let mut out = String::with_capacity(text.len());
+    let (mut copied, mut from) = (0, 0);
+    while let Some(found) = lower[from..].find(", ") {
+        let at = from + found;
+        let rest = &lower[at + 2..];
+        let position = rest
+            .find(',')
+            .filter(|&end| POSITIONS.contains(&&rest[..end]));
+        let after_name = text[..at]
+            .rsplit(' ')
+            .next()
+            .is_some_and(|w| w.starts_with(char::is_uppercase));
+        match position {
+            Some(end) if after_name => {
+                out.push_str(&text[copied..at]);
+                copied = at + 2 + end + 1;
+                from = copied;
             }
+            _ => from = at + 2,
         }
     }
+    out.push_str(&text[copied..]);
     out
 }
 
