@@ -578,7 +578,15 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             let agrees = form != Form::Copula || (c.object.is_none() && !c.places.is_empty());
             // Not "Who stands?" of "PERSON stands, arms crossed, …": a lone intransitive verb in a
             // simple tense asks too little to be answered from the picture.
-            let rest = c.rest(true, None);
+            // An infinitive after a verb with nothing else is its rest: "Who works to pull
+            // weeds?", "Who waits to receive treatment?".
+            let rest = match (c.rest(true, None), c.object) {
+                (rest, None) if rest.is_empty() => p
+                    .infinitive_after(v.end)
+                    .map(|e| c.words(v.end, e))
+                    .unwrap_or_default(),
+                (rest, _) => rest,
+            };
             // Nor "What is connected?" of "a loop connected to a lower loop by a human" (the
             // phrases after a passive say what it is connected to).
             let bare = (form == Form::Simple && c.object.is_none() && v.end == v.head + 1
@@ -1530,8 +1538,9 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
             (true, false) => "Was",
             (true, true) => "Were",
         };
-        // "Is PERSON leaving at a rally?" reads wrong: a place goes only with a posture.
-        let places = if ing == "arriving" {
+        // "Is PERSON leaving at a rally?", "Are the people sitting down a busy street?" read
+        // wrong: a place goes only with a posture or an expression, not with a motion.
+        let places = if matches!(ing, "arriving" | "walking" | "running") {
             String::new()
         } else {
             place_words(None)
@@ -1906,6 +1915,11 @@ mod tests {
         );
         has("PERSON smiling at the camera", "Is PERSON crying?", "no");
         has("PERSON arrives at a rally", "Is PERSON leaving?", "no");
+        has(
+            "PERSON walking down a busy street",
+            "Is PERSON sitting?",
+            "no",
+        );
         // Not of a verb with an object: "Is PERSON standing a…".
         not_asked("PERSON walks her dog", &|(q, _)| q.contains("sitting"));
     }
@@ -1944,6 +1958,15 @@ mod tests {
             "A laborer tends to a field",
             "What does the laborer do?",
             "tends to a field",
+        );
+    }
+
+    #[test]
+    fn an_infinitive_is_the_rest_of_a_subjects_question() {
+        has(
+            "Volunteers work to pull weeds during the rodeo",
+            "Who works to pull weeds?",
+            "volunteers",
         );
     }
 
