@@ -86,6 +86,12 @@ impl Word {
         matches!(self.tag, "NNS" | "NNPS") || matches!(self.lower.as_str(), "they" | "we" | "you")
     }
 
+    /// Whether the word names a person or people: a name found as a person's (or PERSON), a
+    /// people noun, a demonym.
+    pub fn names_a_person(&self) -> bool {
+        self.entity == Some(Entity::Person) || names_people(&self.text)
+    }
+
     /// Whether the word is a form of "be".
     pub fn is_be(&self) -> bool {
         BE.contains(&self.lower.as_str())
@@ -1041,9 +1047,9 @@ impl Parse {
     }
 
     /// Whether words `start..end` name something by its proper name ("New York Supreme Court",
-    /// "Apple's headquarters", "Manhattan's Chelsea neighborhood"): a proper noun or a capitalised
-    /// word other than the caption's first. The filter's substitution tokens stand for any person or
-    /// place, and people by name stay answers.
+    /// "Apple's headquarters", "Manhattan's Chelsea neighborhood"): a proper noun or a
+    /// capitalised word other than the caption's first. The filter's substitution tokens stand
+    /// for any person or place, and people by name stay answers.
     pub fn is_named(&self, start: usize, end: usize) -> bool {
         self.words[start..end].iter().enumerate().any(|(k, w)| {
             let i = start + k;
@@ -1069,10 +1075,8 @@ impl Parse {
         let np = self.chunks[np];
         let head = &self.words[np.head];
         let noun = singular(&head.lower);
-        let seen = head.entity == Some(Entity::Person)
-            || names_people(&head.text)
-            || is_visible(&noun)
-            || NOT_PLACES.contains(&noun.as_str());
+        let seen =
+            head.names_a_person() || is_visible(&noun) || NOT_PLACES.contains(&noun.as_str());
         (!self.is_named(np.start, np.end)
             && head.pos == Pos::Noun
             && !TIMES.contains(&noun.as_str())

@@ -31,9 +31,7 @@ use super::parse::{
 };
 use super::visible::is_animal;
 use super::visible::{is_clothing, is_listed_thing, is_visible};
-use super::words::{
-    META, PICTURE_KINDS, is_person_noun, names_people, plural, singular, swap_noun, verb_lemma,
-};
+use super::words::{META, PICTURE_KINDS, is_person_noun, plural, singular, swap_noun, verb_lemma};
 use crate::filter::entities::Entity;
 
 /// A question the rules wrote, before the round trip.
@@ -455,7 +453,7 @@ impl<'a> Clause<'a> {
     }
 
     fn subject_is_person(&self) -> bool {
-        names_a_person(&self.p.words[self.head])
+        self.p.words[self.head].names_a_person()
     }
 }
 
@@ -483,7 +481,7 @@ fn worn(c: &Clause, out: &mut Vec<Proposal>) {
                     return;
                 }
             }
-            ChunkKind::Np if names_a_person(&p.words[ch.head]) => {
+            ChunkKind::Np if p.words[ch.head].names_a_person() => {
                 // Another person named first owns the clothes after them, even in a place
                 // phrase ("talks to a woman in a red dress").
                 return;
@@ -496,12 +494,6 @@ fn worn(c: &Clause, out: &mut Vec<Proposal>) {
 /// Whether `w` is a form of "be" that a question inverts ("is", "were"), not "being" or "be".
 fn is_finite_be(w: &Word) -> bool {
     w.is_be() && !matches!(w.lower.as_str(), "being" | "be" | "been")
-}
-
-/// Whether a word names a person or people: a name found as a person's (or PERSON), a people
-/// noun, a demonym.
-fn names_a_person(w: &Word) -> bool {
-    w.entity == Some(Entity::Person) || names_people(&w.text)
 }
 
 /// Joins the non-empty parts with spaces, capitalises and adds "?".
@@ -677,7 +669,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 // A passive's "by" names who or what does it, not where: "Who is PERSON flanked
                 // by? — his father", not "Where is PERSON flanked? — by his father".
                 if form == Form::Passive && p.words[place.start].lower == "by" {
-                    let (wh, t) = if names_a_person(&p.words[p.chunks[np].head]) {
+                    let (wh, t) = if p.words[p.chunks[np].head].names_a_person() {
                         ("Who", AnswerType::Person)
                     } else {
                         ("What", AnswerType::Object)
@@ -708,7 +700,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             }
             // What the verb's preposition governs: "What is the woman talking on? — the phone".
             if let Some((pp, np)) = governed {
-                let (wh, t) = if names_a_person(&p.words[np.head]) {
+                let (wh, t) = if p.words[np.head].names_a_person() {
                     ("Who", AnswerType::Person)
                 } else {
                     ("What", AnswerType::Object)
@@ -728,7 +720,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 && form != Form::Copula
             {
                 let (_, end) = p.coordination(np);
-                let (wh, t) = if names_a_person(&p.words[p.chunks[np].head]) {
+                let (wh, t) = if p.words[p.chunks[np].head].names_a_person() {
                     ("Who", AnswerType::Person)
                 } else {
                     ("What", AnswerType::Object)
@@ -747,7 +739,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 };
                 let np_chunk = p.chunks[np];
                 let prep = p.preposition(place);
-                if prep == "with" && names_a_person(&p.words[np_chunk.head]) {
+                if prep == "with" && p.words[np_chunk.head].names_a_person() {
                     // "PERSON and his son with Kilkenny manager PERSON": company, not a thing
                     // one has.
                     let (_, end) = p.coordination(np);
@@ -872,7 +864,7 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
         .filter(|ch| ch.kind == ChunkKind::Np && ch.start >= answer.0 && ch.end <= answer.1)
         .any(|ch| {
             // "his son Finn": a people noun anywhere in the phrase names a person.
-            p.words[ch.start..ch.end].iter().any(names_a_person) != c.subject_is_person()
+            p.words[ch.start..ch.end].iter().any(Word::names_a_person) != c.subject_is_person()
         });
     let (wh, t) = if mixed {
         return;
@@ -944,7 +936,7 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
     };
     let chosen = if visible_thing(subject.1) {
         Some(subject)
-    } else if names_a_person(&p.words[c.head]) {
+    } else if p.words[c.head].names_a_person() {
         fallback()
     } else {
         None
