@@ -370,27 +370,16 @@ pub fn parse(caption: &str) -> Parse {
         }
         // "faces off with a heckler", "looks on from the stands": a particle right after a verb,
         // before a preposition or the end, belongs to the verb ("out of" stays a preposition).
-        let after_verb = words.last().filter(|w: &&Word| w.pos == Pos::Verb);
         if matches!(
             lower.as_str(),
             "off" | "up" | "down" | "out" | "away" | "back" | "on"
-        ) && after_verb.is_some()
+        ) && words.last().is_some_and(|w: &Word| w.pos == Pos::Verb)
             && next.as_deref().is_none_or(|n| {
                 n != "of"
                     && (!n.starts_with(char::is_alphanumeric)
                         || tagger
                             .lookup(n)
                             .is_some_and(|t| matches!(tagger.name(t), "IN" | "TO")))
-            })
-        {
-            tag = "RP";
-        }
-        // "shows off her curves": "off" after a verb that takes it as a particle, before its
-        // object (not "jumps off the boat").
-        if lower == "off"
-            && after_verb.is_some_and(|w| {
-                let lemma = verb_lemma(&w.lower).unwrap_or_else(|| w.lower.clone());
-                OFF_VERBS.contains(&lemma.as_str())
             })
         {
             tag = "RP";
@@ -733,16 +722,27 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
     }
 }
 
-/// "cuts down a pod", "holds up a sign": "down" or "up" after a verb (once the verbs are known),
-/// before a noun phrase that names no way to go along ("walks down the street"), is the verb's
-/// particle.
+/// "cuts down a pod", "holds up a sign", "shows off her curves": after a verb (once the verbs
+/// are known) and before a noun phrase, "down" or "up" before one that names no way to go along
+/// ("walks down the street"), and "off" after a verb that takes it ([`OFF_VERBS`]; not "jumps off
+/// the boat"), is the verb's particle.
 fn particles_before_objects(words: &mut [Word]) {
     for i in 1..words.len() {
-        if matches!(words[i].lower.as_str(), "down" | "up")
-            && words[i - 1].pos == Pos::Verb
-            && words[i].pos == Pos::Adp
-            && noun_phrase(words, i + 1).is_some_and(|(_, h)| !is_way(&words[h].lower))
-        {
+        let verb = &words[i - 1];
+        if verb.pos != Pos::Verb || words[i].pos != Pos::Adp {
+            continue;
+        }
+        let particle = match words[i].lower.as_str() {
+            "down" | "up" => {
+                noun_phrase(words, i + 1).is_some_and(|(_, h)| !is_way(&words[h].lower))
+            }
+            "off" => {
+                let lemma = verb_lemma(&verb.lower).unwrap_or_else(|| verb.lower.clone());
+                OFF_VERBS.contains(&lemma.as_str()) && noun_phrase(words, i + 1).is_some()
+            }
+            _ => false,
+        };
+        if particle {
             set_tag(&mut words[i], "RP");
         }
     }
@@ -802,7 +802,7 @@ fn premodifier(words: &[Word], i: usize) -> bool {
 
 /// The noun phrase starting at `i`, as `(end, head)`, if one does.
 fn noun_phrase(words: &[Word], i: usize) -> Option<(usize, usize)> {
-    if words[i].pos == Pos::Pron {
+    if words.get(i)?.pos == Pos::Pron {
         return Some((i + 1, i));
     }
     let mut j = i;

@@ -1919,6 +1919,14 @@ mod tests {
     }
 
     #[test]
+    fn a_particle_ending_the_caption_is_read() {
+        // Each panicked once the particle check looked for a noun phrase past the last word.
+        for caption in ["Thumbs up", "Thumbs down", "Scroll down"] {
+            qa(caption);
+        }
+    }
+
+    #[test]
     fn phrasal_verbs_and_company_are_read_whole() {
         has(
             "PERSON shows off her juggling skills",
