@@ -166,9 +166,16 @@ pub fn subject_is_visible(p: &Parse) -> bool {
     let Some(&c) = p.chunks.get(k) else {
         return false;
     };
-    let seen = |w: &super::parse::Word, i: usize| {
-        // A possessor is not the subject: "PERSON's Obamacare remarks" are remarks.
-        if p.words.get(i + 1).is_some_and(|n| n.pos == Pos::Possessive) {
+    let seen = |w: &super::parse::Word, i: usize, end: usize| {
+        // A possessor is not the subject: "PERSON's Obamacare remarks" are remarks. Nor is a
+        // name before the noun that ends the subject, the verb right after: "PERSON speculation
+        // was mounting" is speculation (judged in its turn).
+        let modifies = i + 2 == end
+            && w.text == "PERSON"
+            && p.words[i + 1].pos == Pos::Noun
+            && p.words[i + 1].text.starts_with(char::is_lowercase)
+            && p.words.get(end).is_some_and(|v| v.pos == Pos::Verb);
+        if p.words.get(i + 1).is_some_and(|n| n.pos == Pos::Possessive) || modifies {
             return false;
         }
         let noun = singular(&w.lower);
@@ -208,7 +215,7 @@ pub fn subject_is_visible(p: &Parse) -> bool {
     }
     spans
         .into_iter()
-        .any(|(s, e)| (s..e).any(|i| seen(&p.words[i], i) || is_color(&p.words[i].lower)))
+        .any(|(s, e)| (s..e).any(|i| seen(&p.words[i], i, e) || is_color(&p.words[i].lower)))
 }
 
 /// `text` without parenthesised or bracketed parts: credits ("(Photo by …)"), affiliations
@@ -416,8 +423,9 @@ fn first_sentence(text: &str) -> &str {
     text
 }
 
-/// Verbs that open calls to action: "Meet the …", "Click here", "Sign up".
-const CALLS: [&str; 30] = [
+/// Verbs that open calls to action: "Meet the …", "Click here", "Sign up", and the links of a
+/// page's tools ("Email a friend", "Print this article", "View the gallery").
+const CALLS: [&str; 37] = [
     "meet",
     "click",
     "read",
@@ -448,6 +456,13 @@ const CALLS: [&str; 30] = [
     "swipe",
     "book",
     "support",
+    "email",
+    "e-mail",
+    "print",
+    "view",
+    "contact",
+    "compare",
+    "post",
 ];
 
 /// Words that follow an imperative's verb: "Meet the …", "Click here", "Sign up", "Donate once".
@@ -456,12 +471,28 @@ const AFTER_CALL: [&str; 20] = [
     "once", "today", "online", "all", "us", "it", "out",
 ];
 
-/// Whether `sentence` opens with an imperative: a verb of [`CALLS`] before one of
-/// [`AFTER_CALL`] ("Meet the …"), or any verb the lexicon knows first as a bare verb ("Dig a hole
-/// in the oasis", "Save money hosting the party at home"). Captions open with a noun phrase, a
-/// participle ("Smiling woman") or a preposition, never a bare verb, "close-up" and "close up"
-/// aside.
+/// A shop's phrases: an item's blurb sells it ("A big, classic red … at an affordable price").
+const SELLING: [&str; 8] = [
+    "affordable price",
+    "great price",
+    "low price",
+    "lowest price",
+    "best price",
+    "free shipping",
+    "add to cart",
+    "in stock",
+];
+
+/// Whether `sentence` sells something ([`SELLING`]) or opens with an imperative: a verb of
+/// [`CALLS`] before one of [`AFTER_CALL`] ("Meet the …"), or any verb the lexicon knows first as
+/// a bare verb ("Dig a hole in the oasis", "Save money hosting the party at home"). Captions open
+/// with a noun phrase, a participle ("Smiling woman") or a preposition, never a bare verb,
+/// "close-up" and "close up" aside.
 fn is_call_to_action(sentence: &str) -> bool {
+    let lower = sentence.to_lowercase();
+    if SELLING.iter().any(|p| lower.contains(p)) {
+        return true;
+    }
     let mut words = sentence.split_whitespace().map(|w| {
         w.trim_matches(|c: char| !c.is_alphanumeric())
             .to_lowercase()
@@ -692,8 +723,8 @@ const DOCUMENT: [&str; 34] = [
     "point",
 ];
 
-/// Words of software interfaces.
-const INTERFACE: [&str; 21] = [
+/// Words of software interfaces, and of a web page's ("No unread posts", "… in PDF file").
+const INTERFACE: [&str; 23] = [
     "dialog",
     "dialogue",
     "menu",
@@ -715,10 +746,13 @@ const INTERFACE: [&str; 21] = [
     "tooltip",
     "widget",
     "histogram",
+    "unread",
+    "pdf",
 ];
 
-/// Phrases of software interfaces and their manuals.
-const INTERFACE_PHRASES: [&str; 7] = [
+/// Phrases of software interfaces and their manuals, and of a web page's links and icons ("opens
+/// in a new window").
+const INTERFACE_PHRASES: [&str; 10] = [
     "tool options",
     "layer mask",
     "selection tool",
@@ -726,11 +760,14 @@ const INTERFACE_PHRASES: [&str; 7] = [
     "window mode",
     "keyboard shortcut",
     "preferences window",
+    "in a new window",
+    "in new window",
+    "in a new tab",
 ];
 
 /// Whether `sentence` names a software interface: one of [`INTERFACE`] or
-/// [`INTERFACE_PHRASES`], a named filter or effect ("the “Fog” filter", "the Sinus filter"), or a
-/// manual's "Example for …".
+/// [`INTERFACE_PHRASES`], a web page's sign-in link, a named filter or effect ("the “Fog”
+/// filter", "the Sinus filter"), or a manual's "Example for …".
 fn names_an_interface(words: &Words) -> bool {
     let lower = &words.lower;
     let has = |phrase: &str| {
@@ -742,7 +779,19 @@ fn names_an_interface(words: &Words) -> bool {
     let opens = |phrase: &[&str]| {
         lower.len() >= phrase.len() && lower.iter().zip(phrase).all(|(w, p)| w == p)
     };
+    // "Member sign in", "Customer login": a page's link closes with it ("a sign in the window"
+    // does not).
+    let closes = |phrase: &[&str]| {
+        lower.len() >= phrase.len()
+            && lower[lower.len() - phrase.len()..]
+                .iter()
+                .zip(phrase)
+                .all(|(w, p)| w == p)
+    };
     INTERFACE_PHRASES.iter().any(|p| has(p))
+        || closes(&["sign", "in"])
+        || closes(&["log", "in"])
+        || closes(&["login"])
         || lower.iter().any(|w| INTERFACE.contains(&w.as_str()))
         || [
             &["example"][..],
@@ -871,19 +920,38 @@ const LISTED: [&str; 12] = [
     "questions",
 ];
 
+/// Whether a lower-case word is a superlative, as the lexicon tags it ("highest", "best") or as
+/// the first part of a compound ("highest-paid").
+fn is_superlative(word: &str) -> bool {
+    let tagger = Tagger::english();
+    let first = word.split('-').next().unwrap_or(word);
+    tagger
+        .lookup(first)
+        .is_some_and(|t| matches!(tagger.name(t), "JJS" | "RBS"))
+}
+
 /// Openings of headlines and teasers: "Why …", "How to …", "Best …", "A look at …", "Photos
 /// from …".
 fn opens_like_a_headline(lower: &[String]) -> bool {
     let first = lower.first().map(String::as_str);
-    let listicle = first.is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()))
-        && lower[1..lower.len().min(3)]
+    // "5 things to watch"; "The 10 highest-paid athletes in the world", "Top 5 best …": a number
+    // (after "the" or "top") before a superlative ranks, and a picture shows no ranking.
+    let number = usize::from(matches!(first, Some("the" | "top")));
+    let listicle = lower
+        .get(number)
+        .is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()))
+        && lower[number + 1..lower.len().min(number + 3)]
             .iter()
-            .any(|w| LISTED.contains(&w.as_str()));
+            .any(|w| LISTED.contains(&w.as_str()) || is_superlative(w));
     let opening = |phrase: &[&str]| {
         lower.len() >= phrase.len() && lower.iter().zip(phrase).all(|(w, p)| w == p)
     };
     listicle
-        || matches!(first, Some("why" | "how" | "best" | "worst" | "most"))
+        // "Though catcher PERSON is hitting .325 …, he is learning …": a concession argues.
+        || matches!(
+            first,
+            Some("why" | "how" | "best" | "worst" | "most" | "though" | "although" | "despite")
+        )
         || [
             &["a", "look", "at"][..],
             &["a", "closer", "look", "at"],
@@ -1351,6 +1419,16 @@ mod tests {
         assert!(subject_is_visible(&parse(
             "PERSON and his dog on the couch"
         )));
+        // Nor is a name before the subject's noun.
+        assert!(!subject_is_visible(&parse(
+            "PERSON speculation was mounting as to why the first lady was rarely seen"
+        )));
+        assert!(subject_is_visible(&parse(
+            "PERSON fans cheer in the stands"
+        )));
+        assert!(subject_is_visible(&parse(
+            "PERSON onboard the ISS during the interview"
+        )));
     }
 
     #[test]
@@ -1506,6 +1584,33 @@ mod tests {
                 "Photos from the Happy Ending Salon",
                 NotDescription::Headline,
             ),
+            // A web page's links, tools and shop.
+            ("Email a friend", NotDescription::CallToAction),
+            ("Print this article", NotDescription::CallToAction),
+            ("View the latest post", NotDescription::CallToAction),
+            ("opens in a new window", NotDescription::Interface),
+            ("Member sign in", NotDescription::Interface),
+            ("Contains no unread forum posts", NotDescription::Interface),
+            (
+                "view hawaiian seat cover advertisement in PDF file",
+                NotDescription::Interface,
+            ),
+            (
+                "A big, classic red by one of the world's greatest wineries at an affordable \
+                 price",
+                NotDescription::CallToAction,
+            ),
+            // A ranking, a concession.
+            (
+                "The 10 highest-paid athletes in the world",
+                NotDescription::Headline,
+            ),
+            ("Top 5 best beaches in Spain", NotDescription::Headline),
+            (
+                "Though catcher PERSON is hitting .325 with 13 homers, he is learning about life \
+                 on a losing team",
+                NotDescription::Headline,
+            ),
         ];
         for (caption, reason) in cases {
             assert_eq!(read(caption).not_description, Some(reason), "{caption}");
@@ -1534,6 +1639,12 @@ mod tests {
             "PERSON on the red carpet",
             "The Queen wearing her New Zealand insignia",
             "A glass of water on a table",
+            // Not a page's link: a view, a sign in a window, a window, people in a ranking's
+            // words.
+            "View of the harbour at dusk",
+            "A sign in the window of a bakery",
+            "Workers install a new window in the old school",
+            "The 10 runners cross the finish line together",
         ] {
             assert_eq!(read(caption).not_description, None, "{caption}");
         }
