@@ -964,6 +964,11 @@ fn opens_like_a_headline(lower: &[String]) -> bool {
             &["pictures", "of"],
             &["images", "from"],
             &["images", "of"],
+            // A film's still names the film: "A scene from After Earth".
+            &["a", "scene", "from"],
+            &["scenes", "from"],
+            &["a", "still", "from"],
+            &["stills", "from"],
         ]
         .iter()
         .any(|p| opening(p))
@@ -1053,7 +1058,7 @@ fn is_story(sentence: &str, words: &Words) -> bool {
             ) && MOODS.contains(&w[1].as_str())
         });
     // "has only served", "has captured": the story's present perfect, which no picture shows.
-    let participle = |w: &str| w == "been" || w.ends_with("ed") || w.ends_with("en");
+    let participle = |w: &str| w == "been" || w == "had" || w.ends_with("ed") || w.ends_with("en");
     let perfect = lower.windows(3).any(|w| {
         matches!(w[0].as_str(), "has" | "have")
             && (participle(&w[1]) || (w[1].ends_with("ly") && participle(&w[2])))
@@ -1086,11 +1091,24 @@ fn is_story(sentence: &str, words: &Words) -> bool {
     let address = tokens.iter().any(|t| {
         t.contains('_') || (t.contains(['.', ':']) && (t.contains("www.") || t.contains("://")))
     });
+    // "Paul getting his own TV channel - Photo": a gallery's or a video's link, its kind after
+    // a dash.
+    let link = sentence
+        .trim_end_matches(|c: char| c == '.' || c.is_whitespace())
+        .rsplit_once([' '])
+        .is_some_and(|(before, kind)| {
+            before.trim_end().ends_with(['-', '–', '—', '|'])
+                && matches!(
+                    kind.to_lowercase().as_str(),
+                    "photo" | "photos" | "video" | "videos" | "gallery" | "pictures"
+                )
+        });
     // "DONNA ABOOD is principal and managing director of …": a biography's line.
     let biography = lower.windows(4).any(|w| {
         matches!(w[0].as_str(), "is" | "was") && w[1..].iter().any(|x| ROLES.contains(&x.as_str()))
     });
     infinitive
+        || link
         || comments
         || reports_speech
         || thinking
@@ -1600,6 +1618,16 @@ mod tests {
                  price",
                 NotDescription::CallToAction,
             ),
+            // A film's still, a gallery's link, the story's present perfect.
+            ("A scene from After Earth", NotDescription::Headline),
+            (
+                "Paul getting his own TV channel - Photo",
+                NotDescription::Headline,
+            ),
+            (
+                "Pirates left fielder PERSON and his teammates have had a lot to celebrate",
+                NotDescription::Headline,
+            ),
             // A ranking, a concession.
             (
                 "The 10 highest-paid athletes in the world",
@@ -1645,6 +1673,7 @@ mod tests {
             "A sign in the window of a bakery",
             "Workers install a new window in the old school",
             "The 10 runners cross the finish line together",
+            "A scene of a busy market in Lagos",
         ] {
             assert_eq!(read(caption).not_description, None, "{caption}");
         }

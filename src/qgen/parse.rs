@@ -19,8 +19,8 @@ use std::sync::OnceLock;
 
 use super::visible::{is_animal, is_visible};
 use super::words::{
-    GOVERNING, LOCATIVE, NOT_PLACES, TIMES, is_aimed_at, is_caption_verb, is_person_noun,
-    is_worn_or_held, names_people, singular, verb_lemma,
+    GOVERNING, LOCATIVE, NOT_PLACES, STATES, TIMES, is_aimed_at, is_caption_verb,
+    is_irregular_verb, is_person_noun, is_worn_or_held, names_people, singular, verb_lemma,
 };
 use crate::filter::entities::{Entity, Names};
 use crate::filter::pos::Tagger;
@@ -499,9 +499,9 @@ fn has_past_tense(lemma: &str) -> bool {
 }
 
 /// Whether a lower-case lemma can be a caption's verb: one of [`is_caption_verb`]'s, or a word
-/// with a past tense.
+/// with a past tense, regular or irregular.
 fn can_be_verb(lemma: &str) -> bool {
-    is_caption_verb(lemma) || has_past_tense(lemma)
+    is_caption_verb(lemma) || has_past_tense(lemma) || is_irregular_verb(lemma)
 }
 
 /// Whether word `i` can act: a person or an animal, by noun or name.
@@ -794,8 +794,17 @@ fn premodifier(words: &[Word], i: usize) -> bool {
         }
         // "the man's hat".
         Pos::Possessive => true,
-        // "about 18 people".
-        Pos::Adp | Pos::Adv => rounds_a_number(words, i),
+        // "about 18 people"; "his famously handsome face": an -ly adverb between a determiner or
+        // an adjective and an adjective before the noun.
+        Pos::Adp => rounds_a_number(words, i),
+        Pos::Adv => {
+            rounds_a_number(words, i)
+                || (w.lower.ends_with("ly")
+                    && i > 0
+                    && matches!(words[i - 1].pos, Pos::Det | Pos::Adj)
+                    && words.get(i + 1).is_some_and(|n| n.pos == Pos::Adj)
+                    && words.get(i + 2).is_some_and(|n| n.pos == Pos::Noun))
+        }
         _ => false,
     }
 }
@@ -1085,9 +1094,9 @@ impl Parse {
     }
 
     /// Whether a prepositional phrase says where something is: a locative preposition, and not a
-    /// time ("at night"), weather or an occasion ("in the rain", "in an interview"), a pronoun or
-    /// a person, something worn or held ("in a suit", "on the phone"), or something aimed at ("at
-    /// a ball").
+    /// time ("at night"), weather, an occasion or a state ("in the rain", "in an interview", "in
+    /// tip-top shape"), a pronoun or a person, something worn or held ("in a suit", "on the
+    /// phone"), or something aimed at ("at a ball").
     pub fn is_location(&self, pp: &Chunk) -> bool {
         let ChunkKind::Pp { np } = pp.kind else {
             return false;
@@ -1095,7 +1104,8 @@ impl Parse {
         let head = &self.words[self.chunks[np].head];
         let preposition = self.preposition(pp);
         let noun = head.lower.as_str();
-        let time_or_weather = TIMES.contains(&noun) || NOT_PLACES.contains(&noun);
+        let time_or_weather =
+            TIMES.contains(&noun) || NOT_PLACES.contains(&noun) || STATES.contains(&noun);
         LOCATIVE.contains(&preposition.as_str())
             && !time_or_weather
             && head.pos != Pos::Pron

@@ -31,7 +31,9 @@ use super::parse::{
 };
 use super::visible::is_animal;
 use super::visible::{is_clothing, is_listed_thing, is_visible};
-use super::words::{META, PICTURE_KINDS, is_person_noun, plural, singular, swap_noun, verb_lemma};
+use super::words::{
+    META, PICTURE_KINDS, TIMES, is_person_noun, plural, singular, swap_noun, verb_lemma,
+};
 use crate::filter::entities::Entity;
 
 /// A question the rules wrote, before the round trip.
@@ -435,10 +437,20 @@ impl<'a> Clause<'a> {
                 let people = self.p.words[place.start..place.end]
                     .iter()
                     .any(|w| w.text == "PERSON" || w.entity == Some(Entity::Person));
+                // A day goes like a name: "Who sports sweat patches on a night out?", "… on
+                // the 100th day of her stay?" ask what no picture settles. The light of a time
+                // of day stays: "Who is walking on the beach at sunset?".
+                let time = match place.kind {
+                    ChunkKind::Pp { np } => {
+                        TIMES.contains(&self.p.words[self.p.chunks[np].head].lower.as_str())
+                            && self.p.words[place.start].lower != "at"
+                    }
+                    _ => false,
+                };
                 dropped = if self.p.words[place.start].lower == "of" {
                     dropped
                 } else {
-                    self.p.is_named(place.start, place.end) && !people
+                    (self.p.is_named(place.start, place.end) && !people) || time
                 };
                 (place, dropped)
             })
@@ -456,6 +468,9 @@ impl<'a> Clause<'a> {
         self.p.words[self.head].names_a_person()
     }
 }
+
+/// Linking verbs: what follows them is a state of the subject, not something it does.
+const LINKING: [&str; 5] = ["stay", "remain", "seem", "become", "appear"];
 
 /// "What is the man wearing? — a suit" of "a man in a suit riding a horse", "PERSON looks great
 /// in her summer dress": the first "in" phrase of clothes after a person subject, before any other
@@ -646,7 +661,11 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 })
                 || p.words[v.head..end]
                     .iter()
-                    .any(|w| w.entity == Some(Entity::Person));
+                    .any(|w| w.entity == Some(Entity::Person))
+                // "stays in tip-top shape", "remains in hospital": a linking verb is a state, no
+                // activity.
+                || verb_lemma(&p.words[v.head].lower)
+                    .is_some_and(|l| LINKING.contains(&l.as_str()));
             if !no_activity && form == Form::Progressive && p.words[v.head].lower != "doing" {
                 let q = question(&["What", &aux, &subject, "doing"]);
                 ask(&mut out, q, (v.head, end), AnswerType::Activity);
@@ -1973,6 +1992,37 @@ mod tests {
             "Who works to pull weeds?",
             "volunteers",
         );
+    }
+
+    #[test]
+    fn a_time_is_no_part_of_a_subjects_question() {
+        // Before, "Who sports some unsightly sweat patches on a night? — PERSON".
+        has(
+            "PERSON sports some unsightly sweat patches on a night out in Hollywood",
+            "Who sports some unsightly sweat patches?",
+            "PERSON",
+        );
+        has(
+            "PERSON lies in her hospital bed on the 100th day of her stay",
+            "Who lies in her hospital bed?",
+            "PERSON",
+        );
+    }
+
+    #[test]
+    fn irregular_verbs_adverbs_and_linking_verbs() {
+        // "hides" has no "hided" in the lexicon: it was read as a noun ("Are there hides?"), and
+        // "his famously handsome face" was no phrase.
+        has(
+            "PERSON hides his famously handsome face in a grizzly beard",
+            "What does PERSON hide?",
+            "his famously handsome face",
+        );
+        not_asked("PERSON hides his face", &|(q, _)| q.contains("hides?"));
+        // "stays" is no activity: before, "What does PERSON do? — stays".
+        not_asked("PERSON stays in tip-top shape by working out", &|(q, _)| {
+            q.ends_with(" do?") || q.starts_with("Where")
+        });
     }
 
     #[test]

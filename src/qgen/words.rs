@@ -269,6 +269,10 @@ pub const NOT_PLACES: [&str; 28] = [
     "vote",
 ];
 
+/// Nouns of a state one is in, neither a place nor anything a verb governs that one could see:
+/// "stays in tip-top shape", "in good condition".
+pub const STATES: [&str; 2] = ["shape", "condition"];
+
 /// Prepositions a verb governs ("look at", "pose for", "talk to", "talk on"), for the question of
 /// what they govern when it is no place ([`super::parse::Parse::governed`]).
 pub const GOVERNING: [&str; 8] = ["at", "for", "to", "on", "in", "into", "over", "through"];
@@ -353,7 +357,7 @@ pub const PICTURE_KINDS: [&str; 19] = [
 ];
 
 /// Irregular verbs: past or participle form and lemma.
-const IRREGULAR_VERBS: [(&str, &str); 30] = [
+const IRREGULAR_VERBS: [(&str, &str); 45] = [
     ("sat", "sit"),
     ("ate", "eat"),
     ("stood", "stand"),
@@ -384,7 +388,28 @@ const IRREGULAR_VERBS: [(&str, &str); 30] = [
     ("found", "find"),
     ("gave", "give"),
     ("won", "win"),
+    ("hid", "hide"),
+    ("shook", "shake"),
+    ("swam", "swim"),
+    ("sang", "sing"),
+    ("wrote", "write"),
+    ("spoke", "speak"),
+    ("drew", "draw"),
+    ("led", "lead"),
+    ("met", "meet"),
+    ("kept", "keep"),
+    ("slept", "sleep"),
+    ("fell", "fall"),
+    ("struck", "strike"),
+    ("chose", "choose"),
+    ("fed", "feed"),
 ];
+
+/// Whether a lower-case lemma is one of the irregular verbs known here ("hide": the lexicon has
+/// no "hided" to tell it is a verb).
+pub fn is_irregular_verb(lemma: &str) -> bool {
+    IRREGULAR_VERBS.iter().any(|(_, l)| *l == lemma)
+}
 
 /// Irregular nouns: plural and singular.
 const IRREGULAR_NOUNS: [(&str, &str); 10] = [
