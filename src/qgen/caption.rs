@@ -86,7 +86,10 @@ pub fn read(caption: &str) -> Reading {
     let words = Words::of(&described);
     let not_description = if sentence.ends_with('?') {
         Some(NotDescription::Question)
-    } else if sentence.contains('!') || is_call_to_action(sentence) {
+    } else if sentence.contains('!')
+        || SELLING.iter().any(|p| holds(&words.lower, p))
+        || is_call_to_action(sentence)
+    {
         Some(NotDescription::CallToAction)
     } else if is_title_case(&described) || is_story(&described, &words) {
         Some(NotDescription::Headline)
@@ -483,16 +486,12 @@ const SELLING: [&str; 8] = [
     "in stock",
 ];
 
-/// Whether `sentence` sells something ([`SELLING`]) or opens with an imperative: a verb of
+/// Whether `sentence` opens with an imperative: a verb of
 /// [`CALLS`] before one of [`AFTER_CALL`] ("Meet the …"), or any verb the lexicon knows first as
 /// a bare verb ("Dig a hole in the oasis", "Save money hosting the party at home"). Captions open
 /// with a noun phrase, a participle ("Smiling woman") or a preposition, never a bare verb,
 /// "close-up" and "close up" aside.
 fn is_call_to_action(sentence: &str) -> bool {
-    let lower = sentence.to_lowercase();
-    if SELLING.iter().any(|p| lower.contains(p)) {
-        return true;
-    }
     let mut words = sentence.split_whitespace().map(|w| {
         w.trim_matches(|c: char| !c.is_alphanumeric())
             .to_lowercase()
@@ -618,6 +617,24 @@ impl<'a> Words<'a> {
             .collect();
         Self { written, lower }
     }
+}
+
+/// Whether lower-case words hold `phrase` (words separated by spaces) anywhere: "in a new window".
+fn holds(lower: &[String], phrase: &str) -> bool {
+    let n = phrase.split(' ').count();
+    lower
+        .windows(n)
+        .any(|w| w.iter().map(String::as_str).eq(phrase.split(' ')))
+}
+
+/// Whether lower-case words open with `phrase`: "an example".
+fn opens_with(lower: &[String], phrase: &[&str]) -> bool {
+    lower.len() >= phrase.len() && lower.iter().zip(phrase).all(|(w, p)| w == p)
+}
+
+/// Whether lower-case words close with `phrase`: "sign in".
+fn closes_with(lower: &[String], phrase: &[&str]) -> bool {
+    lower.len() >= phrase.len() && opens_with(&lower[lower.len() - phrase.len()..], phrase)
 }
 
 /// Whether `sentence` names a person, a visible thing or a colour in lower case (or as its first
@@ -770,28 +787,12 @@ const INTERFACE_PHRASES: [&str; 10] = [
 /// filter", "the Sinus filter"), or a manual's "Example for …".
 fn names_an_interface(words: &Words) -> bool {
     let lower = &words.lower;
-    let has = |phrase: &str| {
-        let phrase: Vec<&str> = phrase.split(' ').collect();
-        lower
-            .windows(phrase.len())
-            .any(|w| w.iter().zip(&phrase).all(|(a, b)| a == b))
-    };
-    let opens = |phrase: &[&str]| {
-        lower.len() >= phrase.len() && lower.iter().zip(phrase).all(|(w, p)| w == p)
-    };
-    // "Member sign in", "Customer login": a page's link closes with it ("a sign in the window"
-    // does not).
-    let closes = |phrase: &[&str]| {
-        lower.len() >= phrase.len()
-            && lower[lower.len() - phrase.len()..]
-                .iter()
-                .zip(phrase)
-                .all(|(w, p)| w == p)
-    };
-    INTERFACE_PHRASES.iter().any(|p| has(p))
-        || closes(&["sign", "in"])
-        || closes(&["log", "in"])
-        || closes(&["login"])
+    INTERFACE_PHRASES.iter().any(|p| holds(lower, p))
+        // "Member sign in", "Customer login": a page's link closes with it ("a sign in the
+        // window" does not).
+        || [&["sign", "in"][..], &["log", "in"], &["login"]]
+            .iter()
+            .any(|p| closes_with(lower, p))
         || lower.iter().any(|w| INTERFACE.contains(&w.as_str()))
         || [
             &["example"][..],
@@ -800,7 +801,7 @@ fn names_an_interface(words: &Words) -> bool {
             &["an", "overview", "of"],
         ]
         .iter()
-        .any(|p| opens(p))
+        .any(|p| opens_with(lower, p))
         // "the “Fog” filter", "the Sinus filter": a named effect of a program. (The quotes are
         // not words: a capital before it is the name's.)
         || (1..lower.len()).any(|i| {
@@ -943,9 +944,6 @@ fn opens_like_a_headline(lower: &[String]) -> bool {
         && lower[number + 1..lower.len().min(number + 3)]
             .iter()
             .any(|w| LISTED.contains(&w.as_str()) || is_superlative(w));
-    let opening = |phrase: &[&str]| {
-        lower.len() >= phrase.len() && lower.iter().zip(phrase).all(|(w, p)| w == p)
-    };
     listicle
         // "Though catcher PERSON is hitting .325 …, he is learning …": a concession argues.
         || matches!(
@@ -971,7 +969,7 @@ fn opens_like_a_headline(lower: &[String]) -> bool {
             &["stills", "from"],
         ]
         .iter()
-        .any(|p| opening(p))
+        .any(|p| opens_with(lower, p))
 }
 
 /// Whether `sentence` is a headline or the story's text rather than a description: "Title:
@@ -1095,7 +1093,7 @@ fn is_story(sentence: &str, words: &Words) -> bool {
     // a dash.
     let link = sentence
         .trim_end_matches(|c: char| c == '.' || c.is_whitespace())
-        .rsplit_once([' '])
+        .rsplit_once(' ')
         .is_some_and(|(before, kind)| {
             before.trim_end().ends_with(['-', '–', '—', '|'])
                 && matches!(
