@@ -17,7 +17,7 @@ use foldhash::fast::RandomState;
 
 use super::parse::{ChunkKind, Parse, Pos, is_color};
 use super::visible::is_visible;
-use super::words::{META, PICTURE_KINDS, names_people};
+use super::words::{GATHERINGS, META, PICTURE_KINDS, names_people};
 use super::words::{is_caption_verb, singular};
 use crate::filter::entities::Entity;
 use crate::filter::pos::Tagger;
@@ -210,9 +210,20 @@ pub fn subject_is_visible(p: &Parse) -> bool {
         .filter(|c| c.kind == ChunkKind::Np)
         .map(|c| (c.start, c.end))
         .collect();
+    // "A squad of men", "a dog with a ball": the phrase after the subject says what is there;
+    // but "The accidental role of cow dung in history" is a role, and "Appearance of a path" an
+    // appearance: after a head one could not see, "of" names no thing in the picture.
+    let head_seen = || {
+        let head = singular(&p.words[p.chunks[last].head].lower);
+        is_visible(&head) || GATHERINGS.contains(&head.as_str())
+    };
     if let Some(next) = p.chunks.get(last + 1)
         && let ChunkKind::Pp { np } = next.kind
-        && matches!(p.words[next.start].lower.as_str(), "with" | "of")
+        && match p.words[next.start].lower.as_str() {
+            "with" => true,
+            "of" => head_seen(),
+            _ => false,
+        }
     {
         spans.push((p.chunks[np].start, p.chunks[np].end));
     }
@@ -810,6 +821,34 @@ fn names_an_interface(words: &Words) -> bool {
         })
 }
 
+/// Words of the news story's events, which happened before or beyond the picture: "died aged
+/// just 19", "was arrested after …", "confirmed their reunion", "allegedly".
+const EVENTS: [&str; 12] = [
+    "died",
+    "dies",
+    "arrested",
+    "sentenced",
+    "jailed",
+    "stabbed",
+    "allegedly",
+    "reportedly",
+    "revealed",
+    "reveals",
+    "confirmed",
+    "confirms",
+];
+
+/// Verbs of putting a picture online: "shares vintage snap of …", "posts a selfie".
+const POSTING: [&str; 10] = [
+    "shares", "shared", "posts", "posted", "tweets", "tweeted", "uploads", "uploaded", "unveils",
+    "unveiled",
+];
+
+/// What is posted: "a snap of …", "photos from …".
+const POSTED: [&str; 9] = [
+    "snap", "snaps", "selfie", "photo", "photos", "picture", "pictures", "video", "snapshot",
+];
+
 /// Modal verbs: a picture shows what is, not what could be.
 const MODALS: [&str; 10] = [
     "would", "could", "should", "might", "must", "will", "can", "can't", "won't", "cannot",
@@ -820,8 +859,9 @@ const QUOTING: [&str; 7] = [
     "says", "reads", "reading", "labeled", "labelled", "marked", "titled",
 ];
 
-/// Positions a biography names: "is president and CEO of …".
-const ROLES: [&str; 12] = [
+/// Positions a biography names: "is president and CEO of …", "were both life coaches".
+const ROLES: [&str; 13] = [
+    "coach",
     "president",
     "director",
     "ceo",
@@ -977,7 +1017,8 @@ fn opens_like_a_headline(lower: &[String]) -> bool {
 /// or more not introduced as the picture's own text, a headline's infinitive ("PERSON to end his
 /// radio show": a name, "to" and a bare verb), a modal verb, a present perfect, a biography's
 /// "is president of", a name defined ("X is a …"), the reader addressed ("you", "we"), a web
-/// address, or a headline's opening (`opens_like_a_headline`).
+/// address, the story's events ([`EVENTS`]), a price or a promotion, a picture posted online, or
+/// a headline's opening (`opens_like_a_headline`).
 fn is_story(sentence: &str, words: &Words) -> bool {
     if let Some(at) = sentence.find(": ")
         && sentence[at + 2..].starts_with(|c: char| c.is_uppercase() || c == '\'' || c == '"')
@@ -998,7 +1039,10 @@ fn is_story(sentence: &str, words: &Words) -> bool {
                 .position(|t| closes(t))
                 .map(|k| i + 1 + k);
             if let Some(end) = end
-                && end - i >= 2
+                // A tabloid's scare quotes, in single quotes, may hold two words ("falls into
+                // a 'putrid fever'"); a manual's double quotes name its dialogs ("The “Save
+                // Image” dialog", an interface).
+                && (end - i >= 2 || (end - i == 1 && token.starts_with(['\'', '‘'])))
                 && !introduced
             {
                 return true;
@@ -1101,12 +1145,34 @@ fn is_story(sentence: &str, words: &Words) -> bool {
                     "photo" | "photos" | "video" | "videos" | "gallery" | "pictures"
                 )
         });
-    // "DONNA ABOOD is principal and managing director of …": a biography's line.
+    // "DONNA ABOOD is principal and managing director of …", "PERSON and PERSON were both life
+    // coaches": a biography's line.
     let biography = lower.windows(4).any(|w| {
-        matches!(w[0].as_str(), "is" | "was") && w[1..].iter().any(|x| ROLES.contains(&x.as_str()))
+        matches!(w[0].as_str(), "is" | "was" | "were")
+            && w[1..].iter().any(|x| ROLES.contains(&singular(x).as_str()))
+    });
+    // "PERSON shares vintage snap of her toned body", "tweeted photos from the space station":
+    // the picture posted, and what it is of, are not this one ("A girl shares a photo on her
+    // phone" is what this one shows).
+    let posting = lower.iter().enumerate().any(|(i, w)| {
+        POSTING.contains(&w.as_str())
+            && lower[i + 1..]
+                .windows(2)
+                .take(4)
+                .any(|n| POSTED.contains(&n[0].as_str()) && matches!(n[1].as_str(), "of" | "from"))
+    });
+    // "New computer … costs $100", "hits four cities in one day to promote his new zombie epic":
+    // a price or a promotion is the story's, not the picture's.
+    let selling = tokens.windows(2).any(|w| {
+        (matches!(w[0], "cost" | "costs")
+            && w[1].starts_with(|c: char| c == '$' || c.is_ascii_digit()))
+            || (w[0] == "to" && matches!(w[1], "promote" | "plug" | "advertise"))
     });
     infinitive
         || link
+        || selling
+        || posting
+        || lower.iter().any(|w| EVENTS.contains(&w.as_str()))
         || comments
         || reports_speech
         || thinking
@@ -1448,6 +1514,28 @@ mod tests {
     }
 
     #[test]
+    fn a_phrase_of_something_seen_shows_it_only_after_a_gathering_or_a_thing() {
+        use crate::qgen::parse::parse;
+        for caption in [
+            "The accidental role of cow dung in history",
+            "Appearance of a path while it is manipulated",
+        ] {
+            assert!(!subject_is_visible(&parse(caption)), "{caption}");
+        }
+        for caption in [
+            "A squad of men kneel in the desert sand",
+            "A long line of people form a chain to distribute cases of water",
+            "A bin of small whale bones",
+        ] {
+            assert!(subject_is_visible(&parse(caption)), "{caption}");
+        }
+        assert_eq!(
+            read("The “Save Image” dialog").not_description,
+            Some(NotDescription::Interface)
+        );
+    }
+
+    #[test]
     fn a_figures_label_is_left_out() {
         let r = read("Humans in the loop: A single loop with a human at the top and a robot.");
         assert_eq!(r.text, "A single loop with a human at the top and a robot.");
@@ -1637,6 +1725,39 @@ mod tests {
                  on a losing team",
                 NotDescription::Headline,
             ),
+            // The story's events, a biography, a price, a promotion, a picture posted online,
+            // a tabloid's scare quotes.
+            (
+                "PERSON died aged just 19 because doctors failed to recognise that she was \
+                 suffering with bowel cancer",
+                NotDescription::Headline,
+            ),
+            (
+                "Dutch tourist PERSON De Wit was arrested after 24-year-old PERSON was found \
+                 stabbed to death on a houseboat in Kashmir",
+                NotDescription::Headline,
+            ),
+            (
+                "PERSON and PERSON were both life coaches who made their careers offering \
+                 inspirational advice",
+                NotDescription::Headline,
+            ),
+            (
+                "New computer is the size of a pack of index cards, costs $100",
+                NotDescription::Headline,
+            ),
+            (
+                "PERSON hits four cities in one day to promote his new zombie epic",
+                NotDescription::Headline,
+            ),
+            (
+                "PERSON shares vintage snap of her toned body in racy tour costume",
+                NotDescription::Headline,
+            ),
+            (
+                "An emotional PERSON falls into a 'putrid fever' after walking through wet grass",
+                NotDescription::Headline,
+            ),
         ];
         for (caption, reason) in cases {
             assert_eq!(read(caption).not_description, Some(reason), "{caption}");
@@ -1672,6 +1793,10 @@ mod tests {
             "Workers install a new window in the old school",
             "The 10 runners cross the finish line together",
             "A scene of a busy market in Lagos",
+            // A photo shared in the picture, a manual's dialog in double quotes (an interface,
+            // judged as one), a price tag.
+            "A girl shares a photo on her phone with her friend",
+            "A price tag on a bicycle in a shop window",
         ] {
             assert_eq!(read(caption).not_description, None, "{caption}");
         }

@@ -469,6 +469,7 @@ pub fn parse(caption: &str) -> Parse {
     }
     nouns_and_participles(&mut words);
     verbs_read_as_nouns(&mut words);
+    past_forms(&mut words);
     particles_before_objects(&mut words);
     let chunks = chunk(&words);
     Parse {
@@ -587,6 +588,57 @@ fn nouns_and_participles(words: &mut [Word]) {
         {
             set_tag(&mut words[i], "VBN");
         }
+    }
+}
+
+/// Verbs (lemmas) whose "by" is a visit's particle: "stopped by the grill", "dropped by the
+/// studio".
+const VISIT_VERBS: [&str; 4] = ["stop", "drop", "swing", "pop"];
+
+/// Subordinators and relative words that open a clause of its own: a finite verb after one is
+/// that clause's verb, not the sentence's.
+const CLAUSE_OPENERS: [&str; 14] = [
+    "as", "while", "when", "after", "before", "because", "since", "until", "and", "but", "who",
+    "which", "that", "where",
+];
+
+/// The first verb's past form after the subject, read as what the rest of the sentence makes it.
+/// "PERSON held onto his wife's belly", "The star stopped by the grill for lunch": a past form
+/// the lexicon took for a passive participle is the verb's past when nothing passive follows
+/// ("hold onto" and "stop by" are verbs of two words, "onto" and "by" their particles). And "This image pulled from
+/// video broadcast … shows PERSON": a past tense before a preposition, with the sentence's
+/// present-tense verb later and no clause opened in between, is a participle of the subject's
+/// phrase.
+fn past_forms(words: &mut [Word]) {
+    let Some(i) = words.iter().position(|w| w.pos == Pos::Verb) else {
+        return;
+    };
+    if i == 0 || words[i - 1].pos != Pos::Noun || i + 1 >= words.len() {
+        return;
+    }
+    let lemma = verb_lemma(&words[i].lower).unwrap_or_default();
+    let next = words[i + 1].lower.as_str();
+    match words[i].tag {
+        "VBN" if next == "onto" => {
+            set_tag(&mut words[i], "VBD");
+            set_tag(&mut words[i + 1], "RP");
+        }
+        "VBN" if next == "by" && VISIT_VERBS.contains(&lemma.as_str()) => {
+            set_tag(&mut words[i], "VBD");
+            set_tag(&mut words[i + 1], "RP");
+        }
+        "VBD" if words[i + 1].pos == Pos::Adp => {
+            let later = words[i + 1..].iter().position(|w| {
+                matches!(w.tag, "VBZ" | "VBP")
+                    || w.pos == Pos::Pron
+                    || w.text == ","
+                    || CLAUSE_OPENERS.contains(&w.lower.as_str())
+            });
+            if later.is_some_and(|j| matches!(words[i + 1 + j].tag, "VBZ" | "VBP")) {
+                set_tag(&mut words[i], "VBN");
+            }
+        }
+        _ => {}
     }
 }
 
@@ -772,11 +824,12 @@ fn premodifier(words: &[Word], i: usize) -> bool {
     let w = &words[i];
     match w.pos {
         Pos::Det | Pos::Num | Pos::Adj | Pos::Noun => true,
-        // "a parked car", "a running dog": a participle between a determiner or adjective and a noun.
+        // "a parked car", "a running dog", "his wife's growing belly": a participle between a
+        // determiner, adjective or possessive and a noun.
         Pos::Verb => {
             matches!(w.tag, "VBN" | "VBG")
                 && i > 0
-                && matches!(words[i - 1].pos, Pos::Det | Pos::Adj)
+                && matches!(words[i - 1].pos, Pos::Det | Pos::Adj | Pos::Possessive)
                 && words.get(i + 1).is_some_and(|n| n.pos == Pos::Noun)
         }
         // "a red-painted, book-lined room": a comma between two adjectives.

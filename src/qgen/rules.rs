@@ -207,6 +207,23 @@ impl<'a> Clause<'a> {
         {
             k = close + 1;
         }
+        // "This image pulled from video broadcast on state TV shows PERSON": a participle and
+        // its phrases after the subject describe it; the sentence's verb comes after them.
+        if chunks.get(k).is_some_and(|c| {
+            c.kind == ChunkKind::Verb && c.start == c.head && p.words[c.head].tag == "VBN"
+        }) {
+            let mut j = k + 1;
+            while let Some(ChunkKind::Pp { np }) = chunks.get(j).map(|c| c.kind) {
+                j = p.coordination(np).0 + 1;
+            }
+            if j > k + 1
+                && chunks.get(j).is_some_and(|c| {
+                    c.kind == ChunkKind::Verb && matches!(p.words[c.head].tag, "VBZ" | "VBP")
+                })
+            {
+                k = j;
+            }
+        }
         let Some(v) = chunks.get(k).filter(|c| c.kind == ChunkKind::Verb) else {
             // No verb: "a cat on a bed", "a red bus". A place in the frame after a "with" phrase
             // is the with-object's: "a large mountain with a lake in the foreground" (the lake
@@ -301,6 +318,15 @@ impl<'a> Clause<'a> {
         }
         while k < chunks.len() {
             match chunks[k].kind {
+                // "holds up paper with Mandela's picture on the front": a part's phrase after
+                // another phrase is the part of what that phrase names, not where the verb is.
+                ChunkKind::Pp { np }
+                    if !clause.places.is_empty()
+                        && PARTS.contains(&p.words[chunks[np].head].lower.as_str())
+                        && p.words.get(chunks[np].end).is_none_or(|w| w.lower != "of") =>
+                {
+                    break;
+                }
                 ChunkKind::Pp { np } => {
                     clause.places.push(chunks[k]);
                     k = np + 1;
@@ -465,8 +491,20 @@ impl<'a> Clause<'a> {
     }
 
     fn subject_is_person(&self) -> bool {
-        self.p.words[self.head].names_a_person()
+        self.p.words[self.head].names_a_person() || is_star(self.p, self.head)
     }
+}
+
+/// Whether word `i` is a star who is a person: "The Cougar Town star", "reality star" (not "a
+/// star in the night sky").
+fn is_star(p: &Parse, i: usize) -> bool {
+    matches!(p.words[i].lower.as_str(), "star" | "stars")
+        && i > 0
+        && (p.is_named(i - 1, i)
+            || matches!(
+                p.words[i - 1].lower.as_str(),
+                "tv" | "reality" | "film" | "movie" | "pop" | "rock" | "soap" | "screen"
+            ))
 }
 
 /// Linking verbs: what follows them is a state of the subject, not something it does.
@@ -929,12 +967,10 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
     };
     let visible_thing = |head: usize| {
         let word = &p.words[head];
-        // "The Cougar Town star": after a name, a star is a person.
-        let star = word.lower == "star" && head > 0 && p.is_named(head - 1, head);
         word.entity.is_none()
             && !p.is_named(head, head + 1)
             && !is_person_noun(&word.lower)
-            && !star
+            && !is_star(p, head)
             && is_visible(&singular(&word.lower))
     };
     let fallback = || {
@@ -2303,6 +2339,58 @@ mod tests {
                 && !a.contains("headquarters")
                 && a != "display"),
             "{all:#?}"
+        );
+    }
+
+    #[test]
+    fn a_past_form_is_read_as_the_sentence_makes_it() {
+        // A verb of two words, not a passive: no "Who is held onto …?".
+        let held = "PERSON held onto his pregnant wife's growing belly as they filmed Extra";
+        has(
+            held,
+            "Who held onto his pregnant wife's growing belly?",
+            "PERSON",
+        );
+        has(
+            held,
+            "What did PERSON hold onto?",
+            "his pregnant wife's growing belly",
+        );
+        not_asked(held, &|(q, _)| {
+            q.contains(" is held") || q.starts_with("Where")
+        });
+        // A visit, and a star named by a show is a person.
+        let stopped = "The Cougar Town star stopped by the Malibu Fish Grill for lunch.";
+        has(
+            stopped,
+            "Who stopped by the Malibu Fish Grill for lunch?",
+            "the Cougar Town star",
+        );
+        not_asked(stopped, &|(q, _)| q.starts_with("What is stopped"));
+        // A participle's phrase after the subject describes it; the verb comes after.
+        has(
+            "This image pulled from video broadcast on Egyptian state TV shows interim PERSON \
+             making his first address",
+            "What does the image show?",
+            "interim PERSON",
+        );
+        has(
+            "Workers dressed in orange suits carry boxes into a warehouse",
+            "What do the workers carry?",
+            "boxes",
+        );
+    }
+
+    #[test]
+    fn a_parts_phrase_after_another_phrase_is_not_the_verbs_place() {
+        let vendor = "Newspaper vendor holds up paper with Mandela's picture on the front";
+        has(vendor, "What does the newspaper vendor hold up?", "paper");
+        not_asked(vendor, &|(q, a)| q.contains("front") || a.contains("front"));
+        // First after the verb, a part is where it happens.
+        has(
+            "A boy stands at the front with his sister",
+            "Where does the boy stand?",
+            "at the front",
         );
     }
 }

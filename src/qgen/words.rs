@@ -312,6 +312,23 @@ pub const LOCATIVE: [&str; 31] = [
     "on top of",
 ];
 
+/// Nouns for people or things gathered in a shape, which a picture shows through what they
+/// gather: "a squad of men", "a long line of people", "a sea of umbrellas".
+pub const GATHERINGS: [&str; 12] = [
+    "squad",
+    "line",
+    "column",
+    "queue",
+    "fleet",
+    "swarm",
+    "convoy",
+    "procession",
+    "array",
+    "cluster",
+    "mass",
+    "sea",
+];
+
 /// Nouns for the meta words of alt text that introduce the real subject: "a photo of a dog".
 pub const META: [&str; 16] = [
     "photo",
