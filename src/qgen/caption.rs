@@ -780,7 +780,8 @@ const INTERFACE: [&str; 23] = [
 
 /// Phrases of software interfaces and their manuals, and of a web page's links and icons ("opens
 /// in a new window").
-const INTERFACE_PHRASES: [&str; 10] = [
+const INTERFACE_PHRASES: [&str; 11] = [
+    "new posts",
     "tool options",
     "layer mask",
     "selection tool",
@@ -822,8 +823,11 @@ fn names_an_interface(words: &Words) -> bool {
 }
 
 /// Words of the news story's events, which happened before or beyond the picture: "died aged
-/// just 19", "was arrested after …", "confirmed their reunion", "allegedly".
-const EVENTS: [&str; 12] = [
+/// just 19", "was arrested after …", "confirmed their reunion", "allegedly", "during his
+/// playing career".
+const EVENTS: [&str; 14] = [
+    "career",
+    "careers",
     "died",
     "dies",
     "arrested",
@@ -946,8 +950,12 @@ const PERSONAL: [&str; 11] = [
 ];
 
 /// Plural nouns of listicle headlines: "5 things to watch", "4 smart ways to reuse …".
-const LISTED: [&str; 12] = [
+const LISTED: [&str; 16] = [
     "things",
+    "keys",
+    "rules",
+    "habits",
+    "tricks",
     "ways",
     "reasons",
     "tips",
@@ -1758,6 +1766,12 @@ mod tests {
                 "An emotional PERSON falls into a 'putrid fever' after walking through wet grass",
                 NotDescription::Headline,
             ),
+            (
+                "PERSON won four Munster titles and five All-Stars during his playing career",
+                NotDescription::Headline,
+            ),
+            ("5 keys to a fantastic website", NotDescription::Headline),
+            ("No new posts", NotDescription::Interface),
         ];
         for (caption, reason) in cases {
             assert_eq!(read(caption).not_description, Some(reason), "{caption}");
