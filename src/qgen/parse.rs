@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 use super::visible::{is_animal, is_visible};
 use super::words::{
-    GOVERNING, LOCATIVE, NOT_PLACES, STATES, TIMES, is_aimed_at, is_caption_verb,
+    GATHERINGS, GOVERNING, LOCATIVE, NOT_PLACES, STATES, TIMES, is_aimed_at, is_caption_verb,
     is_irregular_verb, is_person_noun, is_worn_or_held, names_people, singular, verb_lemma,
 };
 use crate::filter::entities::{Entity, Names};
@@ -882,11 +882,16 @@ fn noun_phrase(words: &[Word], i: usize) -> Option<(usize, usize)> {
     let mut end = head + 1;
     // "a cup of coffee", "a group of people", "thousands of protesters": one phrase, headed by
     // the second noun.
+    // So is "a long line of people", "a squad of men": a gathering of many (not "the finish
+    // line of the race", a compound's).
     let quantity = words[head].lower.as_str();
-    if (QUANTITY_NOUNS.contains(&quantity) || MANY.contains(&quantity))
+    let gathering =
+        GATHERINGS.contains(&quantity) && (head == i || words[head - 1].pos != Pos::Noun);
+    if (QUANTITY_NOUNS.contains(&quantity) || MANY.contains(&quantity) || gathering)
         && words.get(end).is_some_and(|w| w.lower == "of")
         && end + 1 < words.len()
         && let Some((end2, head2)) = noun_phrase(words, end + 1)
+        && (!gathering || words[head2].is_plural())
     {
         end = end2;
         return Some((end, head2));

@@ -32,7 +32,7 @@ use super::parse::{
 use super::visible::is_animal;
 use super::visible::{is_clothing, is_listed_thing, is_visible};
 use super::words::{
-    META, PICTURE_KINDS, TIMES, is_person_noun, plural, singular, swap_noun, verb_lemma,
+    GATHERINGS, META, PICTURE_KINDS, TIMES, is_person_noun, plural, singular, swap_noun, verb_lemma,
 };
 use crate::filter::entities::Entity;
 
@@ -165,7 +165,12 @@ impl<'a> Clause<'a> {
         // "a group of people is": the quantity noun agrees, not the head.
         let first_noun = (c.start..c.end).find(|&i| p.words[i].pos == Pos::Noun);
         let agreeing = match first_noun {
-            Some(i) if QUANTITY_NOUNS.contains(&p.words[i].lower.as_str()) => i,
+            Some(i)
+                if QUANTITY_NOUNS.contains(&p.words[i].lower.as_str())
+                    || GATHERINGS.contains(&p.words[i].lower.as_str()) =>
+            {
+                i
+            }
             _ => c.head,
         };
         let plural = last > k || p.words[agreeing].is_plural();
@@ -491,7 +496,14 @@ impl<'a> Clause<'a> {
     }
 
     fn subject_is_person(&self) -> bool {
-        self.p.words[self.head].names_a_person() || is_star(self.p, self.head)
+        let w = &self.p.words;
+        // "wrestler Hulk Hogan": a name after a person's noun is that person's.
+        let titled = (self.subject.0..self.head)
+            .rev()
+            .take_while(|&i| i + 1 == self.head || w[i + 1].tag == "NNP")
+            .any(|i| is_person_noun(&w[i].lower))
+            && w[self.head].tag == "NNP";
+        w[self.head].names_a_person() || is_star(self.p, self.head) || titled
     }
 }
 
@@ -2391,6 +2403,27 @@ mod tests {
             "A boy stands at the front with his sister",
             "Where does the boy stand?",
             "at the front",
+        );
+    }
+
+    #[test]
+    fn a_gathering_of_many_is_who_they_are() {
+        let line = "A long line of people form a chain to distribute cases of water";
+        has(line, "Who forms a chain?", "a long line of people");
+        has(line, "What does the long line of people form?", "a chain");
+        // A compound's line is no gathering.
+        answered(
+            "A runner crosses the finish line of the marathon",
+            "the finish line",
+        );
+    }
+
+    #[test]
+    fn a_name_after_a_persons_noun_is_a_person() {
+        has(
+            "A 2012 image of wrestler Hulk Hogan",
+            "Who is in the picture?",
+            "wrestler Hulk Hogan",
         );
     }
 }
