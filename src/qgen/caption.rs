@@ -529,14 +529,33 @@ const MINOR: [&str; 27] = [
     "from", "as", "into", "onto", "over", "vs", "via", "per", "nor", "so", "yet", "up", "off",
 ];
 
-/// Whether `sentence` is in title case: of the words after the first (not substitution tokens, not
-/// minor words in lower case, not a place's name closing it), at least three and three quarters
-/// capitalised — "The Best Fitness Trackers and Watches for Everyone" — or a capitalised
-/// auxiliary ("Deepfake Audio Is a …"). A news caption full of names still has its verbs and
+/// Whether `sentence` is in title case: a short text with a capitalised preposition inside; or,
+/// of the words after the first (not substitution tokens, not minor words in lower case, not a
+/// place's name closing it), at least three and three quarters capitalised — "The Best Fitness
+/// Trackers and Watches for Everyone" — or a capitalised auxiliary ("Deepfake Audio Is a …"). A news caption full of names still has its verbs and
 /// common nouns in lower case.
 fn is_title_case(sentence: &str) -> bool {
     let (mut words, mut capitals) = (0usize, 0usize);
     let tokens: Vec<&str> = sentence.split_whitespace().collect();
+    // "DVD Between the folds", "Creature From The Black Lagoon": in a short text, a preposition
+    // capitalised inside it is a title's (a caption capitalises names, not their joints).
+    let preposition = |t: &str| {
+        let lower = t.to_lowercase();
+        (MINOR.contains(&lower.as_str()) && !matches!(lower.as_str(), "a" | "an" | "the"))
+            || matches!(
+                lower.as_str(),
+                "between" | "among" | "through" | "under" | "behind" | "about" | "after" | "before"
+            )
+    };
+    if tokens.len() <= 6
+        && tokens.windows(2).any(|w| {
+            !w[0].ends_with(['.', ':', '!', '?', '-', '|'])
+                && w[1].starts_with(char::is_uppercase)
+                && preposition(w[1])
+        })
+    {
+        return true;
+    }
     // A name closing the sentence after a preposition and "the" is a place's, which a caption
     // capitalises too: "Vineyards in the Ahr Valley".
     let name_from = tokens.len()
@@ -1771,6 +1790,7 @@ mod tests {
                 NotDescription::Headline,
             ),
             ("5 keys to a fantastic website", NotDescription::Headline),
+            ("DVD Between the folds", NotDescription::Headline),
             ("No new posts", NotDescription::Interface),
         ];
         for (caption, reason) in cases {
