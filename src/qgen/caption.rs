@@ -185,8 +185,11 @@ pub fn subject_is_visible(p: &Parse) -> bool {
         if w.entity == Some(Entity::Person) || matches!(w.text.as_str(), "PERSON" | "LOC") {
             return true;
         }
-        let proper =
-            matches!(w.tag, "NNP" | "NNPS") || (i > 0 && w.text.starts_with(char::is_uppercase));
+        // "Tropical storm Andrea": a word written in lower case inside the caption is no name,
+        // whatever the tagger says (the first word's capital may have been lowered by the parse:
+        // "Chip Kelly directs …" is still a name).
+        let capital = w.text.starts_with(char::is_uppercase);
+        let proper = (matches!(w.tag, "NNP" | "NNPS") && (capital || i == 0)) || (i > 0 && capital);
         if proper {
             return names_people(&w.text);
         }
@@ -1624,9 +1627,18 @@ mod tests {
             "A plot of a quadratic function with two dots",
             "A group of about 18 people of all ages smiling and waving",
             "US flag signifying that this is a United States Federal Government website",
+            // After a possessive, the thing possessed (the lexicon's "rendering" participle and
+            // "acropolis" verb); a word in lower case the tagger called a name.
+            "An artist's rendering of the new Simpsons theme park at Universal Orlando.",
+            "The city’s acropolis is barely visible during a cloudy day on the Thessalian plains.",
+            "Tropical storm Andrea in the Gulf",
         ] {
             assert!(subject_is_visible(&parse(caption)), "{caption}");
         }
+        // A name whose first word the parse lowered is still a name ("chip", "sienna").
+        assert!(!subject_is_visible(&parse(
+            "Chip Kelly directs his team during NFL football practice"
+        )));
         assert_eq!(
             read("Line graph showing the cumulative neural network error decreasing")
                 .not_description,

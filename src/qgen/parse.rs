@@ -544,6 +544,20 @@ fn nouns_and_participles(words: &mut [Word]) {
             set_tag(&mut words[i], "NN");
         }
     }
+    // "An artist's rendering of the theme park", "The city's acropolis is …": after a
+    // possessive comes the thing possessed — a noun, unless a participle modifies the noun after
+    // it ("his wife's growing belly").
+    for i in 1..words.len() {
+        let modifies = words
+            .get(i + 1)
+            .is_some_and(|n| matches!(n.pos, Pos::Noun | Pos::Adj));
+        if words[i - 1].pos == Pos::Possessive
+            && (matches!(words[i].tag, "VB" | "VBP" | "VBZ" | "VBD")
+                || (words[i].tag == "VBG" && !modifies))
+        {
+            set_tag(&mut words[i], "NN");
+        }
+    }
     // "The baleen recovered from …": a word the lexicon does not know as a verb's form, between
     // a determiner and a verb, is a noun.
     for i in 1..words.len().saturating_sub(1) {
