@@ -535,8 +535,8 @@ const MINOR: [&str; 27] = [
 /// Whether `sentence` is in title case: a short text with a capitalised preposition inside; or,
 /// of the words after the first (not substitution tokens, not minor words in lower case, not a
 /// place's name closing it), at least three and three quarters capitalised — "The Best Fitness
-/// Trackers and Watches for Everyone" — or a capitalised auxiliary ("Deepfake Audio Is a …"). A news caption full of names still has its verbs and
-/// common nouns in lower case.
+/// Trackers and Watches for Everyone" — or a capitalised auxiliary ("Deepfake Audio Is a …"). A
+/// news caption full of names still has its verbs and common nouns in lower case.
 fn is_title_case(sentence: &str) -> bool {
     let (mut words, mut capitals) = (0usize, 0usize);
     let tokens: Vec<&str> = sentence.split_whitespace().collect();
@@ -1839,8 +1839,7 @@ mod tests {
             "Workers install a new window in the old school",
             "The 10 runners cross the finish line together",
             "A scene of a busy market in Lagos",
-            // A photo shared in the picture, a manual's dialog in double quotes (an interface,
-            // judged as one), a price tag.
+            // A photo shared in the picture, a price tag.
             "A girl shares a photo on her phone with her friend",
             "A price tag on a bicycle in a shop window",
         ] {

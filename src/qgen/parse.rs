@@ -619,10 +619,10 @@ const CLAUSE_OPENERS: [&str; 14] = [
 /// The first verb's past form after the subject, read as what the rest of the sentence makes it.
 /// "PERSON held onto his wife's belly", "The star stopped by the grill for lunch": a past form
 /// the lexicon took for a passive participle is the verb's past when nothing passive follows
-/// ("hold onto" and "stop by" are verbs of two words, "onto" and "by" their particles). And "This image pulled from
-/// video broadcast … shows PERSON": a past tense before a preposition, with the sentence's
-/// present-tense verb later and no clause opened in between, is a participle of the subject's
-/// phrase.
+/// ("hold onto" and "stop by" are verbs of two words, "onto" and "by" their particles). And
+/// "This image pulled from video broadcast … shows PERSON": a past tense before a preposition,
+/// with the sentence's present-tense verb later and no clause opened in between, is a
+/// participle of the subject's phrase.
 fn past_forms(words: &mut [Word]) {
     let Some(i) = words.iter().position(|w| w.pos == Pos::Verb) else {
         return;
@@ -633,11 +633,7 @@ fn past_forms(words: &mut [Word]) {
     let lemma = verb_lemma(&words[i].lower).unwrap_or_default();
     let next = words[i + 1].lower.as_str();
     match words[i].tag {
-        "VBN" if next == "onto" => {
-            set_tag(&mut words[i], "VBD");
-            set_tag(&mut words[i + 1], "RP");
-        }
-        "VBN" if next == "by" && VISIT_VERBS.contains(&lemma.as_str()) => {
+        "VBN" if next == "onto" || (next == "by" && VISIT_VERBS.contains(&lemma.as_str())) => {
             set_tag(&mut words[i], "VBD");
             set_tag(&mut words[i + 1], "RP");
         }
@@ -894,10 +890,9 @@ fn noun_phrase(words: &[Word], i: usize) -> Option<(usize, usize)> {
     // the last noun ("the sky blue") are not part of it.
     let head = head?;
     let mut end = head + 1;
-    // "a cup of coffee", "a group of people", "thousands of protesters": one phrase, headed by
-    // the second noun.
-    // So is "a long line of people", "a squad of men": a gathering of many (not "the finish
-    // line of the race", a compound's).
+    // "a cup of coffee", "a group of people", "thousands of protesters", and a gathering of many,
+    // "a long line of people" (not "the finish line of the race", a compound's): one phrase,
+    // headed by the second noun.
     let quantity = words[head].lower.as_str();
     let gathering =
         GATHERINGS.contains(&quantity) && (head == i || words[head - 1].pos != Pos::Noun);
