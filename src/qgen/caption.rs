@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use foldhash::fast::RandomState;
 
-use super::parse::{ChunkKind, Parse, Pos, is_color};
+use super::parse::{ChunkKind, Parse, Pos, QUANTITY_NOUNS, is_color};
 use super::visible::is_visible;
 use super::words::{GATHERINGS, META, PICTURE_KINDS, names_people};
 use super::words::{is_caption_verb, singular};
@@ -213,12 +213,15 @@ pub fn subject_is_visible(p: &Parse) -> bool {
         .filter(|c| c.kind == ChunkKind::Np)
         .map(|c| (c.start, c.end))
         .collect();
-    // "A squad of men", "a dog with a ball": the phrase after the subject says what is there;
-    // but "The accidental role of cow dung in history" is a role, and "Appearance of a path" an
-    // appearance: after a head one could not see, "of" names no thing in the picture.
+    // "A squad of men", "rows of tulips", "a dog with a ball": the phrase after the subject
+    // says what is there; but "The accidental role of cow dung in history" is a role, and
+    // "Appearance of a path" an appearance: after a head one could not see, nor a gathering or
+    // a measure of things, "of" names no thing in the picture.
     let head_seen = || {
         let head = singular(&p.words[p.chunks[last].head].lower);
-        is_visible(&head) || GATHERINGS.contains(&head.as_str())
+        is_visible(&head)
+            || GATHERINGS.contains(&head.as_str())
+            || QUANTITY_NOUNS.contains(&head.as_str())
     };
     if let Some(next) = p.chunks.get(last + 1)
         && let ChunkKind::Pp { np } = next.kind
@@ -1556,6 +1559,7 @@ mod tests {
             "A squad of men kneel in the desert sand",
             "A long line of people form a chain to distribute cases of water",
             "A bin of small whale bones",
+            "rows of red and yellow tulips stretching toward the horizon",
         ] {
             assert!(subject_is_visible(&parse(caption)), "{caption}");
         }
