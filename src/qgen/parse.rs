@@ -150,6 +150,12 @@ pub const QUANTITY_NOUNS: [&str; 25] = [
     "variety", "bottle", "crowd",
 ];
 
+/// Whether `noun` (singular, lower case) measures, holds or gathers what follows its "of": "a
+/// cup of coffee", "rows of tulips", "a long line of people" ([`QUANTITY_NOUNS`], [`GATHERINGS`]).
+pub fn gathers(noun: &str) -> bool {
+    QUANTITY_NOUNS.contains(&noun) || GATHERINGS.contains(&noun)
+}
+
 /// Round numbers that head "of" phrases of what they count: "thousands of protesters" is one
 /// noun phrase, headed by "protesters" (but "Are there thousands of balloons?" is asked of no
 /// picture: they are no [`QUANTITY_NOUNS`]).

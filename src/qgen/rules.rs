@@ -27,12 +27,13 @@
 
 use super::AnswerType;
 use super::parse::{
-    APPROXIMATELY, COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, Word, as_digits, is_color,
+    APPROXIMATELY, COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, Word, as_digits, gathers,
+    is_color,
 };
 use super::visible::is_animal;
 use super::visible::{is_clothing, is_listed_thing, is_visible};
 use super::words::{
-    GATHERINGS, META, PICTURE_KINDS, TIMES, is_person_noun, plural, singular, swap_noun, verb_lemma,
+    META, PICTURE_KINDS, TIMES, is_person_noun, plural, singular, swap_noun, verb_lemma,
 };
 use crate::filter::entities::Entity;
 
@@ -165,12 +166,7 @@ impl<'a> Clause<'a> {
         // "a group of people is": the quantity noun agrees, not the head.
         let first_noun = (c.start..c.end).find(|&i| p.words[i].pos == Pos::Noun);
         let agreeing = match first_noun {
-            Some(i)
-                if QUANTITY_NOUNS.contains(&p.words[i].lower.as_str())
-                    || GATHERINGS.contains(&p.words[i].lower.as_str()) =>
-            {
-                i
-            }
+            Some(i) if gathers(&p.words[i].lower) => i,
             _ => c.head,
         };
         let plural = last > k || p.words[agreeing].is_plural();
