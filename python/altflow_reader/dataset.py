@@ -194,10 +194,16 @@ class AltflowDataset(_Base):
                                        self.until_ms, self.kafka_options))
         for source in sources:
             for batch in source.batches():
-                # A shard listed and announced, or announced again (a writer's replay rewrote it
-                # identically), is read once.
-                fresh = [s for s in batch if s.name not in seen]
-                seen.update(s.name for s in fresh)
+                # A shard listed and announced, or announced again (the partition's next owner
+                # kept it and announced it again), is read once: the first of its announcements
+                # is kept, also when both are in one batch (a backlog; or one consume() of the
+                # topic, which gathers what lands within its timeout, or everything that landed
+                # while the reader was reading the shards it was given before).
+                fresh = []
+                for shard in batch:
+                    if shard.name not in seen:
+                        seen.add(shard.name)
+                        fresh.append(shard)
                 if fresh:
                     yield fresh
 
