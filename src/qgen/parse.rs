@@ -17,7 +17,7 @@ use foldhash::fast::RandomState;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
-use super::visible::{is_animal, is_visible};
+use super::visible::{is_animal, is_clothing, is_visible};
 use super::words::{
     GATHERINGS, GOVERNING, LOCATIVE, NOT_PLACES, STATES, TIMES, is_aimed_at, is_caption_verb,
     is_irregular_verb, is_person_noun, is_worn_or_held, names_people, singular, verb_lemma,
@@ -669,6 +669,16 @@ const OFF_VERBS: [&str; 7] = ["show", "fend", "ward", "fight", "shake", "kick", 
 /// determiner, an adverb, a plural object or nothing) is the verb. And "is partially inflated":
 /// an -ed adjective after a form of "be" is a passive participle.
 fn verbs_read_as_nouns(words: &mut [Word]) {
+    // "a blue button up shirt", "a zip up hoodie": "up" between a noun and a garment is part of
+    // the garment's name, not a particle (nor the end of the noun phrase before the verb).
+    for i in 1..words.len().saturating_sub(1) {
+        if words[i].lower == "up"
+            && words[i - 1].pos == Pos::Noun
+            && is_clothing(&singular(&words[i + 1].lower))
+        {
+            set_tag(&mut words[i], "JJ");
+        }
+    }
     // "a pedestrian walks": a person noun the lexicon calls an adjective, before the verb.
     if let Some(i) = words
         .iter()
@@ -757,9 +767,26 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
     // Past a preposition the noun before the word is no longer the subject: "people in combat
     // gear stand", but "rescue workers at the poultry processing plant".
     let mut in_phrase = false;
+    // "A man dressed in black walks down the street", "a person wearing a blue shirt points at a
+    // monitor": a participle after the subject opens a reduced relative, and the sentence's verb
+    // comes after the participle's phrase (a caption verb, with something after it).
+    let mut relative = false;
     for i in head + 1..words.len() {
         let w = &words[i];
         if w.pos == Pos::Verb {
+            // "with a concentrated face wearing …": a participle between a determiner or a
+            // modifier and its noun is the noun's modifier, no verb.
+            if matches!(w.tag, "VBG" | "VBN")
+                && matches!(words[i - 1].pos, Pos::Det | Pos::Adj | Pos::Adv)
+                && words.get(i + 1).is_some_and(|n| n.pos == Pos::Noun)
+            {
+                continue;
+            }
+            if matches!(w.tag, "VBG" | "VBN") && !relative {
+                relative = true;
+                in_phrase = true;
+                continue;
+            }
             return;
         }
         coordinated |= w.lower == "and";
@@ -783,7 +810,9 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
         } else {
             can_be_verb(&lemma)
         };
-        if words[i - 1].pos == Pos::Noun && follows && verb {
+        let after_phrase = words[i - 1].pos == Pos::Noun
+            || (relative && is_color(&words[i - 1].lower) && words[i - 2].pos == Pos::Adp);
+        if after_phrase && follows && verb && (!relative || i + 1 < words.len()) {
             set_tag(&mut words[i], form);
             return;
         }

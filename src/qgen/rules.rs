@@ -208,18 +208,46 @@ impl<'a> Clause<'a> {
         {
             k = close + 1;
         }
-        // "This image pulled from video broadcast on state TV shows PERSON": a participle and
-        // its phrases after the subject describe it; the sentence's verb comes after them.
-        if chunks.get(k).is_some_and(|c| {
-            c.kind == ChunkKind::Verb && c.start == c.head && p.words[c.head].tag == "VBN"
+        // "This image pulled from video broadcast on state TV shows PERSON", "a man wearing a
+        // blue shirt points at a monitor": a participle with its object and phrases after the
+        // subject describes it; the sentence's verb comes after them, agreeing with the subject.
+        if let Some(participle) = chunks.get(k).filter(|c| {
+            c.kind == ChunkKind::Verb
+                && c.start == c.head
+                && matches!(p.words[c.head].tag, "VBN" | "VBG")
         }) {
             let mut j = k + 1;
-            while let Some(ChunkKind::Pp { np }) = chunks.get(j).map(|c| c.kind) {
-                j = p.coordination(np).0 + 1;
+            if p.words[participle.head].tag == "VBG"
+                && chunks.get(j).is_some_and(|c| c.kind == ChunkKind::Np)
+            {
+                j = p.coordination(j).0 + 1;
+            }
+            loop {
+                match chunks.get(j) {
+                    Some(Chunk {
+                        kind: ChunkKind::Pp { np },
+                        ..
+                    }) => j = p.coordination(*np).0 + 1,
+                    // "dressed in black": a preposition and a colour, no noun phrase.
+                    Some(c)
+                        if c.kind == ChunkKind::Other
+                            && p.words[c.start..c.end]
+                                .iter()
+                                .all(|w| w.pos == Pos::Adp || is_color(&w.lower)) =>
+                    {
+                        j += 1
+                    }
+                    _ => break,
+                }
             }
             if j > k + 1
                 && chunks.get(j).is_some_and(|c| {
-                    c.kind == ChunkKind::Verb && matches!(p.words[c.head].tag, "VBZ" | "VBP")
+                    c.kind == ChunkKind::Verb
+                        && match p.words[c.head].tag {
+                            "VBZ" => !plural,
+                            "VBP" => plural,
+                            _ => false,
+                        }
                 })
             {
                 k = j;
@@ -2387,6 +2415,25 @@ mod tests {
             "What do the workers carry?",
             "boxes",
         );
+    }
+
+    #[test]
+    fn the_verb_after_a_participles_phrase_is_the_sentences() {
+        // Not "Who is dressed in black walks down the street?" nor "What color are the walks?":
+        // after the participle's phrase comes the verb, not a plural noun.
+        let walks = "A man dressed in black walks down the street";
+        has(walks, "Who walks down the street?", "a man");
+        has(walks, "Where does the man walk?", "down the street");
+        // Not "What is the man wearing? — a blue shirt points".
+        let points = "A man wearing a blue shirt points at a large monitor";
+        has(points, "What does the man point at?", "a large monitor");
+        has(points, "What color is the shirt?", "blue");
+        // A participle between an article and its noun modifies the noun ("a concentrated
+        // face"), and "up" before a garment is part of its name.
+        let face = "A black person with a concentrated face wearing a blue button up shirt \
+                    points at a large monitor";
+        has(face, "Who points at a large monitor?", "a black person");
+        has(face, "What color is the button up shirt?", "blue");
     }
 
     #[test]
