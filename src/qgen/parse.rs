@@ -846,7 +846,7 @@ fn particles_before_objects(words: &mut [Word]) {
 }
 
 /// Verbs that take an infinitive: "attempts to block", "prepares to board".
-const CATENATIVE: [&str; 10] = [
+pub(crate) const CATENATIVE: [&str; 10] = [
     "attempt", "try", "prepare", "struggle", "continue", "begin", "start", "want", "need", "hope",
 ];
 

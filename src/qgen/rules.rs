@@ -27,8 +27,8 @@
 
 use super::AnswerType;
 use super::parse::{
-    APPROXIMATELY, COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, Word, as_digits, gathers,
-    is_color,
+    APPROXIMATELY, CATENATIVE, COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, Word,
+    as_digits, gathers, is_color,
 };
 use super::visible::is_animal;
 use super::visible::{is_clothing, is_listed_thing, is_visible};
@@ -737,9 +737,11 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                     .iter()
                     .any(|w| w.entity == Some(Entity::Person))
                 // "stays in tip-top shape", "remains in hospital": a linking verb is a state, no
-                // activity.
-                || verb_lemma(&p.words[v.head].lower)
-                    .is_some_and(|l| LINKING.contains(&l.as_str()));
+                // activity; nor is "attempts to block a jet of water" (a verb taking an
+                // infinitive says what is meant or begun, the picture only what is done).
+                || verb_lemma(&p.words[v.head].lower).is_some_and(|l| {
+                    LINKING.contains(&l.as_str()) || CATENATIVE.contains(&l.as_str())
+                });
             if !no_activity && form == Form::Progressive && p.words[v.head].lower != "doing" {
                 let q = question(&["What", &aux, &subject, "doing"]);
                 ask(&mut out, q, (v.head, end), AnswerType::Activity);
