@@ -133,8 +133,9 @@ WAYS = {
 @pytest.mark.parametrize("way", sorted(WAYS))
 def test_a_shard_announced_twice_in_one_batch_is_trained_once(tmp_path, monkeypatch, way):
     name = "shard-i00abcdef-p0000-o000000000041-g000001"
+    other_name = "shard-i00abcdef-p0001-o000000000000-g000001"
     shard = write_shard(tmp_path, name, 20)
-    other = write_shard(tmp_path, "shard-i00abcdef-p0001-o000000000000-g000001", 3)
+    other = write_shard(tmp_path, other_name, 3)
     # Announced, then announced again by the partition's next owner, which kept it.
     messages = announcements([shard, other, shard])
     kafka = FakeKafka(WAYS[way](messages))
@@ -149,9 +150,7 @@ def test_a_shard_announced_twice_in_one_batch_is_trained_once(tmp_path, monkeypa
         progress.update(sample)  # raises on a sample consumed twice in the epoch
         keys.append(sample["__key__"])
     assert sorted(keys) == sorted([f"{name}/{n:04}" for n in range(20)]
-                                  + [f"shard-i00abcdef-p0001-o000000000000-g000001/{n:04}"
-                                     for n in range(3)])
-    assert sorted(progress.state_dict()["complete"]) == sorted(
-        [f"{name}.tar", "shard-i00abcdef-p0001-o000000000000-g000001.tar"])
+                                  + [f"{other_name}/{n:04}" for n in range(3)])
+    assert sorted(progress.state_dict()["complete"]) == sorted([f"{name}.tar", f"{other_name}.tar"])
     # The first announcement is the one kept (its offset is what Progress records).
     assert progress.state_dict()["offsets"] == {"0": 1}

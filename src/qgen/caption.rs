@@ -1138,7 +1138,7 @@ fn is_story(sentence: &str, words: &Words) -> bool {
             || w == "had"
             || ((w.ends_with("ed") || w.ends_with("en"))
                 && !is_color(w)
-                && !matches!(w, "wooden" | "golden" | "woolen" | "woollen" | "linen")
+                && !matches!(w, "wooden" | "woolen" | "woollen" | "linen")
                 && !is_visible(w))
     };
     let perfect = lower.windows(3).any(|w| {

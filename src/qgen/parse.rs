@@ -774,12 +774,8 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
     for i in head + 1..words.len() {
         let w = &words[i];
         if w.pos == Pos::Verb {
-            // "with a concentrated face wearing …": a participle between a determiner or a
-            // modifier and its noun is the noun's modifier, no verb.
-            if matches!(w.tag, "VBG" | "VBN")
-                && matches!(words[i - 1].pos, Pos::Det | Pos::Adj | Pos::Adv)
-                && words.get(i + 1).is_some_and(|n| n.pos == Pos::Noun)
-            {
+            // "with a concentrated face wearing …": a participle before its noun modifies it.
+            if premodifier(words, i) {
                 continue;
             }
             if matches!(w.tag, "VBG" | "VBN") && !relative {
