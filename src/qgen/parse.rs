@@ -419,6 +419,18 @@ pub fn parse(caption: &str) -> Parse {
         if as_digits(&lower).is_some() && tag != "CD" && lower != "one" {
             tag = "CD";
         }
+        // "The One Direction boys", "Maroon Five": a number word written with a capital inside
+        // the caption, next to another capitalised word, is part of a name, not a count.
+        let capitalised = |t: &str| t.starts_with(|c: char| c.is_ascii_uppercase());
+        if i > 0
+            && tag == "CD"
+            && capitalised(token.text)
+            && !token.text.bytes().all(|b| b.is_ascii_digit())
+            && (tokens.get(i + 1).is_some_and(|n| capitalised(n.text))
+                || words.last().is_some_and(|w: &Word| w.tag == "NNP"))
+        {
+            tag = "NNP";
+        }
         // "sports car parked": a contextual rule made a lexicon noun a verb after a plural noun;
         // before a participle or a preposition it heads the noun phrase.
         if tag.starts_with("VB")
@@ -675,6 +687,21 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
         if words[i].lower == "up"
             && words[i - 1].pos == Pos::Noun
             && is_clothing(&singular(&words[i + 1].lower))
+        {
+            set_tag(&mut words[i], "JJ");
+        }
+    }
+    // "the long lost lunar samples", "a newly built bridge": a past form after a determiner
+    // (and an adverb) and before a modifier or a noun modifies the noun.
+    for i in 1..words.len().saturating_sub(1) {
+        let det = |j: usize| words[j].pos == Pos::Det;
+        let opened = det(i - 1)
+            || (i > 1
+                && det(i - 2)
+                && (words[i - 1].pos == Pos::Adv || words[i - 1].lower == "long"));
+        if opened
+            && matches!(words[i].tag, "VBD" | "VBN" | "VBP")
+            && matches!(words[i + 1].pos, Pos::Adj | Pos::Noun)
         {
             set_tag(&mut words[i], "JJ");
         }
@@ -948,6 +975,7 @@ fn chunk(words: &[Word]) -> Vec<Chunk> {
         if preposition == 0
             && let Some((end, head)) = noun_phrase(words, i)
         {
+            let (end, head) = award_title(words, end, head).unwrap_or((end, head));
             chunks.push(Chunk {
                 kind: ChunkKind::Np,
                 start: i,
@@ -1018,8 +1046,31 @@ fn chunk(words: &[Word]) -> Vec<Chunk> {
     chunks
 }
 
+/// The periods of an award's title: "Player of the Year", "Chef of the Day".
+const TITLE_PERIODS: [&str; 6] = ["Year", "Season", "Month", "Week", "Day", "Game"];
+
+/// The end and head of a noun phrase ending at `end` (head `head`) that an award's title
+/// continues: "MLS Player | of the Year PERSON" is one phrase naming a person, not a player and a
+/// year (its "of" is no thing the player is of). Only of a capitalised head, and with the name
+/// that follows when there is one.
+fn award_title(words: &[Word], end: usize, head: usize) -> Option<(usize, usize)> {
+    let title = words.get(end..end + 3)?;
+    if !(words[head].text.starts_with(char::is_uppercase)
+        && title[0].lower == "of"
+        && title[1].lower == "the"
+        && TITLE_PERIODS.contains(&title[2].text.as_str()))
+    {
+        return None;
+    }
+    let after = end + 3;
+    Some(match noun_phrase(words, after) {
+        Some((e, h)) if words[after].tag == "NNP" => (e, h),
+        _ => (after, after - 1),
+    })
+}
+
 /// Words that are prepositions or conjunctions: "as people wait", "after his victory was called".
-const SUBORDINATORS: [&str; 8] = [
+pub(crate) const SUBORDINATORS: [&str; 8] = [
     "as", "while", "when", "after", "before", "because", "since", "until",
 ];
 
@@ -1165,6 +1216,31 @@ impl Parse {
                 && (matches!(w.tag, "NNP" | "NNPS")
                     || (i > 0 && w.text.starts_with(char::is_uppercase)))
         })
+    }
+
+    /// Whether the noun phrase `start..=head` names a person or people: its head does (a name,
+    /// PERSON, a people noun), or it is a star who is one ([`Parse::is_star`]), or a name after a
+    /// person's noun ("wrestler Hulk Hogan").
+    pub fn names_a_person(&self, start: usize, head: usize) -> bool {
+        let w = &self.words;
+        let titled = (start..head)
+            .rev()
+            .take_while(|&i| i + 1 == head || w[i + 1].tag == "NNP")
+            .any(|i| is_person_noun(&w[i].lower))
+            && w[head].tag == "NNP";
+        w[head].names_a_person() || self.is_star(head) || titled
+    }
+
+    /// Whether word `i` is a star who is a person: "The Cougar Town star", "reality star" (not "a
+    /// star in the night sky").
+    pub fn is_star(&self, i: usize) -> bool {
+        matches!(self.words[i].lower.as_str(), "star" | "stars")
+            && i > 0
+            && (self.is_named(i - 1, i)
+                || matches!(
+                    self.words[i - 1].lower.as_str(),
+                    "tv" | "reality" | "film" | "movie" | "pop" | "rock" | "soap" | "screen"
+                ))
     }
 
     /// The phrase a verb's preposition governs right after word `end`, when it places nothing:

@@ -23,7 +23,9 @@
 
 use super::parse::{ChunkKind, Parse, Pos, as_digits, is_color};
 use super::visible::is_clothing;
-use super::words::{LOCATIVE, META, is_person_noun, participle_lemma, singular, verb_lemma};
+use super::words::{
+    LOCATIVE, META, PICTURE_KINDS, is_person_noun, participle_lemma, singular, verb_lemma,
+};
 use crate::filter::tokens::tokenize;
 
 /// Lower case, punctuation and articles removed, whitespace collapsed: SQuAD's normalisation.
@@ -172,12 +174,24 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
                     .any(|p| p.rsplit(' ').next() == Some(w.as_str()))
         })
         .cloned();
-    // "What is in the picture?" of "an image of a dog" asks for the dog, not the image.
+    // "What is in the picture?" of "an image of a dog" asks for the dog, not the image; its
+    // words are no anchors ("in" would pull the answer towards "in Dayton, Tennessee"): it asks
+    // for the caption's subject, the first phrase of the kind.
     let in_the_picture = matches!(
         &q[..],
-        [what, is, in_, the, kind] if what == "what" && is == "is" && in_ == "in" && the == "the"
-            && META.contains(&kind.as_str())
+        [wh, is, in_, the, kind] if (wh == "what" || wh == "who") && is == "is" && in_ == "in"
+            && the == "the" && (META.contains(&kind.as_str()) || PICTURE_KINDS.contains(&kind.as_str()))
     );
+    // "Who attempts to block a jet?": a question whose second word is the caption's verb asks
+    // for that verb's subject, a phrase before it and of no preposition's ("Supporters of
+    // nominee PERSON cheer": not PERSON).
+    let subject_verb = q
+        .get(1)
+        .filter(|w| !FUNCTION.contains(&w.as_str()))
+        .and_then(|w| {
+            let k = key(w);
+            (0..words.len()).find(|&i| words[i].pos == Pos::Verb && caption_keys[i] == k)
+        });
     // Spans of the kind the question asks for.
     let mut spans: Vec<(usize, usize)> = Vec::new();
     for (k, c) in caption.chunks.iter().enumerate() {
@@ -187,7 +201,10 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
             }
             ("who", ChunkKind::Np) => {
                 let head = &words[c.head];
-                if head.entity.is_some() || is_person_noun(&head.lower) {
+                if head.entity.is_some()
+                    || is_person_noun(&head.lower)
+                    || caption.names_a_person(c.start, c.head)
+                {
                     spans.push((c.start, caption.coordination(k).1));
                 }
             }
@@ -236,10 +253,38 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
             _ => {}
         }
     }
+    // "What does PERSON puff on? — another cigarette": the phrase of the stranded preposition
+    // right after the question's verb is what it governs, wherever the other words point.
+    if let Some(prep) = &stranded
+        && let Some(np) = caption.chunks.iter().find_map(|c| match c.kind {
+            ChunkKind::Pp { np }
+                if c.start > 0
+                    && words[c.start - 1].pos == Pos::Verb
+                    && content.contains(&caption_keys[c.start - 1])
+                    && caption.preposition(c) == *prep =>
+            {
+                Some(np)
+            }
+            _ => None,
+        })
+        && let Some(&span) = spans.iter().find(|(s, _)| *s == caption.chunks[np].start)
+    {
+        spans = vec![span];
+    }
+    if let Some(verb) = subject_verb {
+        spans.retain(|&(s, e)| {
+            e <= verb
+                && !caption.chunks.iter().any(
+                    |c| matches!(c.kind, ChunkKind::Pp { np } if caption.chunks[np].start == s),
+                )
+        });
+    }
     let anchors: Vec<usize> = caption_keys
         .iter()
         .enumerate()
-        .filter(|(_, k)| content.contains(k))
+        // A stranded preposition chose the spans already; as an anchor it would pull towards
+        // every other phrase it opens.
+        .filter(|(_, k)| !in_the_picture && content.contains(k) && stranded.as_ref() != Some(*k))
         .map(|(i, _)| i)
         .collect();
     let question_keys: Vec<&String> = content.iter().collect();
@@ -327,6 +372,38 @@ mod tests {
         assert_eq!(
             answer_text("What color is the sky?", "the sky is blue").as_deref(),
             Some("blue")
+        );
+    }
+
+    #[test]
+    fn reads_web_captions() {
+        // "Who is in the picture?" asks for the subject; "in" is no anchor ("in Dayton,
+        // Tennessee" was the answer).
+        let c =
+            "Spectators at the so-called Scopes monkey trial in Dayton, Tennessee, in July, 1925";
+        assert_eq!(
+            answer_text("Who is in the picture?", c).as_deref(),
+            Some("spectators")
+        );
+        // A verb's subject is before it, and of no preposition ("nominee PERSON" is the
+        // supporters').
+        let c = "Supporters of Republican presidential nominee PERSON cheer during election night";
+        assert_eq!(
+            answer_text("Who cheers during election night?", c).as_deref(),
+            Some("supporters")
+        );
+        // A star is a person.
+        let c = "The Cougar Town star stopped by the Malibu Fish Grill for lunch.";
+        assert_eq!(
+            answer_text("Who stopped by the Malibu Fish Grill for lunch?", c).as_deref(),
+            Some("the Cougar Town star")
+        );
+        // The stranded preposition's phrase right after the question's verb.
+        let c = "PERSON continues to keep mum on pregnancy rumours as she puffs on another \
+                 cigarette at the beach";
+        assert_eq!(
+            answer_text("What does PERSON puff on?", c).as_deref(),
+            Some("another cigarette")
         );
     }
 }

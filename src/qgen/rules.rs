@@ -27,8 +27,8 @@
 
 use super::AnswerType;
 use super::parse::{
-    APPROXIMATELY, CATENATIVE, COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, Word,
-    as_digits, gathers, is_color,
+    APPROXIMATELY, CATENATIVE, COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, SUBORDINATORS,
+    Word, as_digits, gathers, is_color, parse,
 };
 use super::visible::is_animal;
 use super::visible::{is_clothing, is_listed_thing, is_visible};
@@ -520,27 +520,8 @@ impl<'a> Clause<'a> {
     }
 
     fn subject_is_person(&self) -> bool {
-        let w = &self.p.words;
-        // "wrestler Hulk Hogan": a name after a person's noun is that person's.
-        let titled = (self.subject.0..self.head)
-            .rev()
-            .take_while(|&i| i + 1 == self.head || w[i + 1].tag == "NNP")
-            .any(|i| is_person_noun(&w[i].lower))
-            && w[self.head].tag == "NNP";
-        w[self.head].names_a_person() || is_star(self.p, self.head) || titled
+        self.p.names_a_person(self.subject.0, self.head)
     }
-}
-
-/// Whether word `i` is a star who is a person: "The Cougar Town star", "reality star" (not "a
-/// star in the night sky").
-fn is_star(p: &Parse, i: usize) -> bool {
-    matches!(p.words[i].lower.as_str(), "star" | "stars")
-        && i > 0
-        && (p.is_named(i - 1, i)
-            || matches!(
-                p.words[i - 1].lower.as_str(),
-                "tv" | "reality" | "film" | "movie" | "pop" | "rock" | "soap" | "screen"
-            ))
 }
 
 /// Linking verbs: what follows them is a state of the subject, not something it does.
@@ -775,13 +756,26 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                     continue;
                 }
                 // Other places are left out: "Where is the man riding a horse?", not "… with a
-                // hat at night?".
-                let object = c.object.map(|(s, e, _)| c.words(s, e)).unwrap_or_default();
+                // hat at night?". A verb's governed phrase stays with it: "Where does PERSON puff
+                // on a cigarette? — at the beach", not "Where does PERSON puff?".
+                let object = match (c.object, governed) {
+                    (Some((s, e, _)), _) => c.words(s, e),
+                    (None, Some((pp, np))) => c.words(pp.start, np.end),
+                    (None, None) => String::new(),
+                };
                 if !idiomatic {
                     let q = question(&["Where", &aux, &subject, &verb, &object]);
                     ask(&mut out, q, (place.start, place.end), AnswerType::Location);
                 }
-                // "What is the man riding a horse on?"
+                // "What is the man riding a horse on?" (not "What does PERSON puff on a
+                // cigarette at?": two prepositions are one too many). Of an idiom, only its own
+                // phrase, right after it: "gets a look at | bryophytes", not "takes his mind off
+                // things | on pizza date".
+                if governed.is_some()
+                    || (idiomatic && c.object.is_some_and(|(_, e, _)| place.start != e))
+                {
+                    continue;
+                }
                 let q = question(&[
                     "What",
                     &aux,
@@ -886,7 +880,72 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
         ask(&mut out, q, (s, e), AnswerType::Color);
     }
     out.retain(|q| !answer_inside(q) && !names_a_place(p, q));
+    subordinate_clause(&c, seed, &mut out);
     out
+}
+
+/// Of "PERSON continues to keep mum as she puffs on another cigarette at the beach": the clause
+/// after "as" or "while" whose subject is a pronoun standing for the sentence's subject, a person
+/// agreeing with it, is what the picture shows as much as the main clause. It is read as a
+/// sentence of its own with the subject's words for the pronoun ("PERSON puffs on another
+/// cigarette at the beach"), and its questions join the main clause's with their answers' spans
+/// taken back to the caption's words; not its yes/no (a second pair would unbalance the
+/// answers) nor a question the main clause already asks.
+fn subordinate_clause(c: &Clause, seed: u64, out: &mut Vec<Proposal>) {
+    let p = c.p;
+    let w = &p.words;
+    if !c.subject_is_person() {
+        return;
+    }
+    let Some(at) = (c.subject.1..w.len().saturating_sub(2)).find(|&i| {
+        matches!(w[i].lower.as_str(), "as" | "while")
+            && match w[i + 1].lower.as_str() {
+                "he" | "she" => !c.plural,
+                "they" => c.plural,
+                _ => false,
+            }
+            && matches!(w[i + 2].tag, "VBZ" | "VBD" | "VBP")
+    }) else {
+        return;
+    };
+    // The clause runs to the next subordinator or the sentence's end.
+    let from = at + 2;
+    let to = (from + 1..w.len())
+        .find(|&i| SUBORDINATORS.contains(&w[i].lower.as_str()) || w[i].text == ".")
+        .unwrap_or(w.len());
+    let subject = p.text(c.subject.0, c.subject.1, false);
+    let clause = p.text(from, to, false);
+    let read = parse(&format!("{subject} {clause}"));
+    // The subject's words come first, the clause's after them, as in the caption: else the
+    // spans cannot be taken back, and nothing is asked.
+    let lead = match read.words.len().checked_sub(to - from) {
+        Some(lead) if lead > 0 => lead,
+        _ => return,
+    };
+    if read.words[lead..]
+        .iter()
+        .zip(&w[from..to])
+        .any(|(a, b)| a.lower != b.lower)
+    {
+        return;
+    }
+    for q in propose(&read, seed) {
+        let Some((s, e)) = q.span else { continue };
+        let span = if (s, e) == (0, lead) {
+            c.subject
+        } else if s >= lead {
+            (s - lead + from, e - lead + from)
+        } else {
+            continue;
+        };
+        if out.iter().any(|o| o.question == q.question) {
+            continue;
+        }
+        out.push(Proposal {
+            counted: q.counted,
+            ..Proposal::of_span(p, q.question, span, q.answer_type)
+        });
+    }
 }
 
 /// Of a caption that says what kind of picture it is, or names a verbless subject: "What kind of
@@ -905,7 +964,10 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
     let shown_by = match kind {
         // "a map of the hemisphere": the subject stayed the map; what it shows follows "of".
         Some(kind) if !META.contains(&kind) => {
-            if let Some(of) = c.places.first()
+            // The phrase right after the picture's kind, also when the clause took it for a
+            // modifier of its subject ("a map of the hemisphere centred on New Zealand").
+            let start = c.picture.map_or(0, |(_, end, _)| end);
+            if let Some(of) = p.chunks.iter().find(|ch| ch.start == start)
                 && p.words[of.start].lower == "of"
                 && let ChunkKind::Pp { np } = of.kind
                 // A logo is of its owner, whose name is no answer a picture gives.
@@ -1008,7 +1070,7 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
         word.entity.is_none()
             && !p.is_named(head, head + 1)
             && !is_person_noun(&word.lower)
-            && !is_star(p, head)
+            && !p.is_star(head)
             && is_visible(&singular(&word.lower))
     };
     let fallback = || {
@@ -2482,5 +2544,77 @@ mod tests {
                 .find(|q| q.question.contains("couch"));
             assert!(couch.is_none(), "seed {seed}: {couch:?}");
         }
+    }
+
+    #[test]
+    fn a_clause_after_as_with_the_subjects_pronoun_is_asked() {
+        // The main clause says what is meant ("takes time out … to focus on her craft"); the
+        // clause after "as" says what the picture shows.
+        let heads = "PERSON takes time out form her relationship dramas to focus on her craft as \
+                     she heads into recording studio";
+        has(heads, "Who heads into recording studio?", "PERSON");
+        has(heads, "Where does PERSON head?", "into recording studio");
+        // A verb's governed phrase stays with it, the place comes after: not "Where does PERSON
+        // puff? — on another cigarette" nor "What does PERSON puff at? — the beach".
+        let puffs = "Bikini-clad PERSON continues to keep mum on pregnancy rumours as she puffs \
+                     on another cigarette at the beach";
+        has(
+            puffs,
+            "What does Bikini-clad PERSON puff on?",
+            "another cigarette",
+        );
+        has(
+            puffs,
+            "Where does Bikini-clad PERSON puff on another cigarette?",
+            "at the beach",
+        );
+        not_asked(puffs, &|(q, _)| {
+            q.ends_with("puff at?") || q.ends_with("puff?")
+        });
+        has(
+            "A woman talking on the phone in a kitchen",
+            "Where is the woman talking on the phone?",
+            "in a kitchen",
+        );
+        // Not of another subject ("he" after a plural), nor of a thing's.
+        not_asked(
+            "Fans cheer as he scores a goal in the stadium",
+            &|(q, _)| q.contains("score"),
+        );
+        // An idiom's question is of its own phrase only: not "What does PERSON take his mind on?
+        // — pizza date".
+        not_asked(
+            "Exhausted PERSON takes his mind off things on pizza date with his girlfriend",
+            &|(q, _)| q.ends_with("mind on?"),
+        );
+    }
+
+    #[test]
+    fn names_read_whole() {
+        // "MLS Player | of the Year PERSON" was a player and a year.
+        has(
+            "MLS Player of the Year PERSON skips past Seattle Sounders' Zach Scott during the \
+             Western Conference Final.",
+            "Who skips past Seattle Sounders' Zach Scott?",
+            "MLS Player of the Year PERSON",
+        );
+        // "The One Direction boys" are no "1 Direction boys"; "long lost" is no verb ("What
+        // losts lunar samples?").
+        let boys = "The One Direction boys were interviewed by PERSON on Thursday";
+        has(
+            boys,
+            "Who was interviewed by PERSON?",
+            "the One Direction boys",
+        );
+        not_asked(boys, &|(q, a)| q.contains(" 1 ") || a.contains(" 1 "));
+        not_asked("Vial of the long lost lunar samples.", &|(q, _)| {
+            q.contains("losts")
+        });
+        // The phrase after a picture's kind is what it shows, also when a participle follows it.
+        has(
+            "A map of the hemisphere centred on New Zealand, using an orthographic projection.",
+            "What does the map show?",
+            "the hemisphere",
+        );
     }
 }

@@ -546,13 +546,20 @@ pub fn verb_lemma(verb: &str) -> Option<String> {
 }
 
 /// Whether a lower-case noun names something worn or held, which "in" and "on" do not place ("in
-/// a suit", "on a cell phone").
+/// a suit", "on a cell phone", "puffs on a cigarette").
 pub fn is_worn_or_held(noun: &str) -> bool {
     let s = singular(noun);
     matches!(kind_of(&s), Some(CLOTHES | DEVICES))
         || matches!(
             s.as_str(),
-            "phone" | "suit" | "uniform" | "costume" | "glasses" | "headphones"
+            "phone"
+                | "suit"
+                | "uniform"
+                | "costume"
+                | "glasses"
+                | "headphones"
+                | "cigarette"
+                | "cigar"
         )
         || GARMENTS.contains(&s.as_str())
 }
