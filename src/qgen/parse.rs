@@ -706,6 +706,25 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
             set_tag(&mut words[i], "JJ");
         }
     }
+    // "PERSON (7) and PERSON (9) warm up prior to the game": "warm" before "up" after the
+    // subject (a noun, or the closing bracket of a player's number) is the verb, with its
+    // particle, not an adjective — unless a noun follows ("warm up jackets").
+    for i in 1..words.len().saturating_sub(1) {
+        if words[i].lower == "warm"
+            && words[i].pos == Pos::Adj
+            && words[i + 1].lower == "up"
+            && (words[i - 1].pos == Pos::Noun || words[i - 1].text == ")")
+            && words.get(i + 2).is_none_or(|n| n.pos != Pos::Noun)
+        {
+            let tag = if words[i - 1].tag == "NNS" || words[..i].iter().any(|w| w.lower == "and") {
+                "VBP"
+            } else {
+                "VB"
+            };
+            set_tag(&mut words[i], tag);
+            set_tag(&mut words[i + 1], "RP");
+        }
+    }
     // "a pedestrian walks": a person noun the lexicon calls an adjective, before the verb.
     if let Some(i) = words
         .iter()

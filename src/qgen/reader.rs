@@ -15,7 +15,11 @@
 //! 5. Otherwise, of the caption's phrases of the right kind that the question does not already
 //!    contain, the one closest to the caption words the question repeats (each repeated word adds
 //!    1 / (1 + distance)); ties go to the earlier phrase. A question ending in a preposition ("what
-//!    is the cat sitting on?") takes only noun phrases of place phrases with that preposition.
+//!    is the cat sitting on?") takes only noun phrases of place phrases with that preposition,
+//!    and the one right after the question's verb when there is one ("What does PERSON puff on?").
+//!    "Who/What is in the picture?" has no anchors: the first phrase, the subject, answers it. A
+//!    question whose second word is the caption's verb ("Who cheers …?") takes a phrase before
+//!    that verb and of no preposition.
 //!
 //! It shares the parse with the rules, so it mostly agrees with them; what it catches is a question
 //! the caption does not answer with the candidate: another phrase of the same kind sits closer to
@@ -23,9 +27,7 @@
 
 use super::parse::{ChunkKind, Parse, Pos, as_digits, is_color};
 use super::visible::is_clothing;
-use super::words::{
-    LOCATIVE, META, PICTURE_KINDS, is_person_noun, participle_lemma, singular, verb_lemma,
-};
+use super::words::{LOCATIVE, META, PICTURE_KINDS, participle_lemma, singular, verb_lemma};
 use crate::filter::tokens::tokenize;
 
 /// Lower case, punctuation and articles removed, whitespace collapsed: SQuAD's normalisation.
@@ -201,10 +203,7 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
             }
             ("who", ChunkKind::Np) => {
                 let head = &words[c.head];
-                if head.entity.is_some()
-                    || is_person_noun(&head.lower)
-                    || caption.names_a_person(c.start, c.head)
-                {
+                if head.entity.is_some() || caption.names_a_person(c.start, c.head) {
                     spans.push((c.start, caption.coordination(k).1));
                 }
             }

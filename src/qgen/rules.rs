@@ -787,6 +787,29 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 let np = p.chunks[np];
                 ask(&mut out, q, (np.start, np.end), AnswerType::Object);
             }
+            // An idiom's own phrase that places nothing: "What do the holiday travelers make
+            // their way to? — their car" (a thing or a person one could see).
+            if let Some((_, e, _)) = c.object.filter(|_| idiomatic)
+                && let Some(pp) = c.places.iter().find(|pp| pp.start == e)
+                && !p.is_location(pp)
+                && let ChunkKind::Pp { np } = pp.kind
+            {
+                let np = p.chunks[np];
+                let head = &p.words[np.head];
+                let (wh, t) = if head.names_a_person() {
+                    ("Who", AnswerType::Person)
+                } else {
+                    ("What", AnswerType::Object)
+                };
+                let object = c.object.map(|(s, e, _)| c.words(s, e)).unwrap_or_default();
+                if head.pos == Pos::Noun
+                    && !p.is_named(np.start, np.end)
+                    && (wh == "Who" || is_visible(&singular(&head.lower)))
+                {
+                    let q = question(&[wh, &aux, &subject, &verb, &object, &p.preposition(pp)]);
+                    ask(&mut out, q, (np.start, np.end), t);
+                }
+            }
             // What the verb's preposition governs: "What is the woman talking on? — the phone".
             if let Some((pp, np)) = governed {
                 let (wh, t) = if p.words[np.head].names_a_person() {
@@ -821,6 +844,26 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             yes_no_clause(&c, seed, &aux, &verb, &mut out);
         }
         (None, _) => {
+            // "PERSON and his daughter Paris": whom a person is with, when the other is named by
+            // a people noun ("PERSON and PERSON" would answer with the question's own word), and
+            // no "with" phrase names another.
+            if !c.places.iter().any(|pp| p.words[pp.start].lower == "with")
+                && let Some(k) = p
+                    .chunks
+                    .iter()
+                    .position(|ch| ch.kind == ChunkKind::Np && ch.start == c.subject.0)
+                && p.coordination(k).0 == k + 2
+                && p.words[p.chunks[k].end].lower == "and"
+                && p.names_a_person(c.subject.0, p.chunks[k].head)
+                && let other = p.chunks[k + 2]
+                && p.words[other.start..other.end]
+                    .iter()
+                    .any(|w| w.entity.is_none() && is_person_noun(&w.lower))
+            {
+                let first = p.text(c.subject.0, p.chunks[k].end, false);
+                let q = question(&["Who is", &first, "with"]);
+                ask(&mut out, q, (other.start, c.subject.1), AnswerType::Person);
+            }
             // "a cat on a bed", "a woman with a hat".
             for place in &c.places {
                 let ChunkKind::Pp { np } = place.kind else {
@@ -1075,9 +1118,13 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
     };
     let fallback = || {
         let object = c.object.map(|(s, _, h)| (s, h));
-        // Only places: "during election night" asks of no thing.
+        // Only places, and where a thing comes from or what is with it ("being carried from an
+        // ambulance"): "during election night" asks of no thing.
         let places = c.places.iter().filter_map(|pp| match pp.kind {
-            ChunkKind::Pp { np } if p.is_location(pp) => {
+            ChunkKind::Pp { np }
+                if p.is_location(pp)
+                    || matches!(p.words[pp.start].lower.as_str(), "from" | "with") =>
+            {
                 Some((p.chunks[np].start, p.chunks[np].head))
             }
             _ => None,
@@ -2616,5 +2663,40 @@ mod tests {
             "What does the map show?",
             "the hemisphere",
         );
+    }
+
+    #[test]
+    fn more_of_a_persons_caption_is_asked() {
+        // Where a thing comes from is in the picture too: "Is there an ambulance?".
+        has(
+            "Children being carried from an ambulance",
+            "Is there an ambulance?",
+            "yes",
+        );
+        // An idiom's own phrase, when it is a thing one could see.
+        has(
+            "Holiday travelers make their way to their car on November 26",
+            "What do the holiday travelers make their way to?",
+            "their car",
+        );
+        // "warm up" after the subject is a verb, not an adjective and a preposition.
+        has(
+            "Players warm up before the game",
+            "What do the players do?",
+            "warm up",
+        );
+        // Whom a person is with, of a people noun; not when a "with" names another.
+        has(
+            "PERSON and his daughter Paris",
+            "Who is PERSON with?",
+            "his daughter Paris",
+        );
+        not_asked(
+            "PERSON and his son with Kilkenny manager PERSON",
+            &|(q, _)| q == "Who is PERSON with?",
+        );
+        not_asked("PERSON and PERSON at the premiere", &|(q, _)| {
+            q == "Who is PERSON with?"
+        });
     }
 }
