@@ -1070,7 +1070,13 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
         return;
     } else if c.subject_is_person() {
         ("Who", AnswerType::Person)
-    } else if is_visible(&singular(&p.words[c.head].lower)) {
+    } else if is_visible(&singular(&p.words[c.head].lower))
+        // "Exterior photo of Heatshield sun shade": a caption that says it is a photograph of a
+        // thing names what is in it, listed or not (a common noun, not a name).
+        || (c.picture.is_some()
+            && matches!(p.words[c.head].tag, "NN" | "NNS")
+            && !p.is_named(c.head, c.head + 1))
+    {
         ("What", AnswerType::Object)
     } else {
         return;
@@ -2405,6 +2411,12 @@ mod tests {
             "Logo of the Pacific Islands Forum",
             "What kind of picture is this?",
             "logo",
+        );
+        // A photograph of a thing says what is in it, listed or not.
+        has(
+            "Exterior photo of Heatshield sun shade for the rear window (#057)",
+            "What is in the photo?",
+            "Heatshield sun shade",
         );
         // A fragment's subject, when nothing else asks for it.
         has(
