@@ -823,23 +823,25 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             // The company or the instrument: "Who does PERSON meet with? — President-elect
             // PERSON", "What is the man cutting a cake with? — a knife"; only of a "with" right
             // after the verb and its object ("stand near white vans with a barrier": the
-            // barrier is with the vans).
-            if let Some(with) = c
-                .places
-                .first()
-                .filter(|pp| p.words[pp.start].lower == "with")
-                && let ChunkKind::Pp { np } = with.kind
+            // barrier is with the vans). And the giver: "Who does PERSON receive the award
+            // from? — chair PERSON" (a person only: "from an ambulance" is where, not who).
+            if let Some(pp) = c.places.first()
+                && let ChunkKind::Pp { np } = pp.kind
                 && form != Form::Copula
             {
-                let (_, end) = p.coordination(np);
-                let (wh, t) = if p.words[p.chunks[np].head].names_a_person() {
-                    ("Who", AnswerType::Person)
-                } else {
-                    ("What", AnswerType::Object)
-                };
-                let object = c.object.map(|(s, e, _)| c.words(s, e)).unwrap_or_default();
-                let q = question(&[wh, &aux, &subject, &verb, &object, "with"]);
-                ask(&mut out, q, (p.chunks[np].start, end), t);
+                let preposition = p.words[pp.start].lower.as_str();
+                let person = p.words[p.chunks[np].head].names_a_person();
+                if preposition == "with" || (preposition == "from" && person) {
+                    let (_, end) = p.coordination(np);
+                    let (wh, t) = if person {
+                        ("Who", AnswerType::Person)
+                    } else {
+                        ("What", AnswerType::Object)
+                    };
+                    let object = c.object.map(|(s, e, _)| c.words(s, e)).unwrap_or_default();
+                    let q = question(&[wh, &aux, &subject, &verb, &object, preposition]);
+                    ask(&mut out, q, (p.chunks[np].start, end), t);
+                }
             }
             yes_no_clause(&c, seed, &aux, &verb, &mut out);
         }
@@ -2696,6 +2698,12 @@ mod tests {
             "Players warm up before the game",
             "What do the players do?",
             "warm up",
+        );
+        // The giver, a person.
+        has(
+            "PERSON receives the 2015 Hines Award from chair PERSON.",
+            "Who does PERSON receive the 2015 Hines Award from?",
+            "chair PERSON",
         );
         // Whom a person is with, of a people noun; not when a "with" names another.
         has(
