@@ -394,8 +394,9 @@ pub fn parse(caption: &str) -> Parse {
         // after it is a name, whatever the lexicon knows the word as in lower case; and the
         // "'s" after a noun is the possessive, not "is".
         let possessive = |t: &str| matches!(t, "'s" | "’s");
+        let capitalised = |t: &str| t.starts_with(|c: char| c.is_ascii_uppercase());
         if i > 0
-            && token.text.starts_with(|c: char| c.is_ascii_uppercase())
+            && capitalised(token.text)
             && tokens.get(i + 1).is_some_and(|n| possessive(n.text))
             && !tag.starts_with("NN")
         {
@@ -421,7 +422,6 @@ pub fn parse(caption: &str) -> Parse {
         }
         // "The One Direction boys", "Maroon Five": a number word written with a capital inside
         // the caption, next to another capitalised word, is part of a name, not a count.
-        let capitalised = |t: &str| t.starts_with(|c: char| c.is_ascii_uppercase());
         if i > 0
             && tag == "CD"
             && capitalised(token.text)

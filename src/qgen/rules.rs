@@ -524,6 +524,15 @@ impl<'a> Clause<'a> {
     }
 }
 
+/// The question word and answer type of an answer that names a person or people, or a thing.
+fn who_or_what(person: bool) -> (&'static str, AnswerType) {
+    if person {
+        ("Who", AnswerType::Person)
+    } else {
+        ("What", AnswerType::Object)
+    }
+}
+
 /// Linking verbs: what follows them is a state of the subject, not something it does.
 const LINKING: [&str; 5] = ["stay", "remain", "seem", "become", "appear"];
 
@@ -611,7 +620,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
         }
         (Some((v, form)), Some((aux, verb))) => {
             // The subject: "Who is riding a horse on a dirt road?"
-            let wh = if c.subject_is_person() { "Who" } else { "What" };
+            let (wh, subject_type) = who_or_what(c.subject_is_person());
             let subject_aux = match form {
                 Form::Simple => None,
                 _ => Some(if aux == "are" {
@@ -659,12 +668,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             let clausal = p.words.get(v.end).is_some_and(|w| w.lower == "that");
             if agrees && !bare && !clausal {
                 let q = question(&[wh, subject_aux.unwrap_or(""), &verb_as_written, &rest]);
-                let t = if wh == "Who" {
-                    AnswerType::Person
-                } else {
-                    AnswerType::Object
-                };
-                ask(&mut out, q, c.subject, t);
+                ask(&mut out, q, c.subject, subject_type);
             }
             // The object: "What is the man riding?"
             if let Some((s, e, h)) = c
@@ -673,11 +677,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             {
                 let person =
                     is_person_noun(&p.words[h].lower) || p.words[h].entity == Some(Entity::Person);
-                let (wh, t) = if person {
-                    ("Who", AnswerType::Person)
-                } else {
-                    ("What", AnswerType::Object)
-                };
+                let (wh, t) = who_or_what(person);
                 let q = question(&[wh, &aux, &subject, &verb]);
                 ask(&mut out, q, (s, e), t);
             }
@@ -738,6 +738,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             // "take part in a ballet course", "gets a look at bryophytes": what a light verb's
             // idiom is about is no place (but still what the question of its phrase asks).
             let idiomatic = c.object.is_some_and(|(_, _, h)| idiom(h));
+            let object = c.object.map(|(s, e, _)| c.words(s, e)).unwrap_or_default();
             for place in c.places.iter().filter(|pp| p.is_location(pp)) {
                 let ChunkKind::Pp { np } = place.kind else {
                     continue;
@@ -745,11 +746,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 // A passive's "by" names who or what does it, not where: "Who is PERSON flanked
                 // by? — his father", not "Where is PERSON flanked? — by his father".
                 if form == Form::Passive && p.words[place.start].lower == "by" {
-                    let (wh, t) = if p.words[p.chunks[np].head].names_a_person() {
-                        ("Who", AnswerType::Person)
-                    } else {
-                        ("What", AnswerType::Object)
-                    };
+                    let (wh, t) = who_or_what(p.words[p.chunks[np].head].names_a_person());
                     let (_, end) = p.coordination(np);
                     let q = question(&[wh, &aux, &subject, &verb, "by"]);
                     ask(&mut out, q, (p.chunks[np].start, end), t);
@@ -758,10 +755,9 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 // Other places are left out: "Where is the man riding a horse?", not "… with a
                 // hat at night?". A verb's governed phrase stays with it: "Where does PERSON puff
                 // on a cigarette? — at the beach", not "Where does PERSON puff?".
-                let object = match (c.object, governed) {
-                    (Some((s, e, _)), _) => c.words(s, e),
-                    (None, Some((pp, np))) => c.words(pp.start, np.end),
-                    (None, None) => String::new(),
+                let object = match governed {
+                    Some((pp, np)) if c.object.is_none() => c.words(pp.start, np.end),
+                    _ => object.clone(),
                 };
                 if !idiomatic {
                     let q = question(&["Where", &aux, &subject, &verb, &object]);
@@ -796,12 +792,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             {
                 let np = p.chunks[np];
                 let head = &p.words[np.head];
-                let (wh, t) = if head.names_a_person() {
-                    ("Who", AnswerType::Person)
-                } else {
-                    ("What", AnswerType::Object)
-                };
-                let object = c.object.map(|(s, e, _)| c.words(s, e)).unwrap_or_default();
+                let (wh, t) = who_or_what(head.names_a_person());
                 if head.pos == Pos::Noun
                     && !p.is_named(np.start, np.end)
                     && (wh == "Who" || is_visible(&singular(&head.lower)))
@@ -812,11 +803,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             }
             // What the verb's preposition governs: "What is the woman talking on? — the phone".
             if let Some((pp, np)) = governed {
-                let (wh, t) = if p.words[np.head].names_a_person() {
-                    ("Who", AnswerType::Person)
-                } else {
-                    ("What", AnswerType::Object)
-                };
+                let (wh, t) = who_or_what(p.words[np.head].names_a_person());
                 let q = question(&[wh, &aux, &subject, &verb, &p.preposition(&pp)]);
                 ask(&mut out, q, (np.start, np.end), t);
             }
@@ -833,12 +820,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 let person = p.words[p.chunks[np].head].names_a_person();
                 if preposition == "with" || (preposition == "from" && person) {
                     let (_, end) = p.coordination(np);
-                    let (wh, t) = if person {
-                        ("Who", AnswerType::Person)
-                    } else {
-                        ("What", AnswerType::Object)
-                    };
-                    let object = c.object.map(|(s, e, _)| c.words(s, e)).unwrap_or_default();
+                    let (wh, t) = who_or_what(person);
                     let q = question(&[wh, &aux, &subject, &verb, &object, preposition]);
                     ask(&mut out, q, (p.chunks[np].start, end), t);
                 }
@@ -898,13 +880,8 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                     if p.is_named(place.start, place.end) {
                         continue;
                     }
-                    let wh = if c.subject_is_person() { "Who" } else { "What" };
+                    let (wh, t) = who_or_what(c.subject_is_person());
                     let q = question(&[wh, "is", &p.text(place.start, place.end, false)]);
-                    let t = if wh == "Who" {
-                        AnswerType::Person
-                    } else {
-                        AnswerType::Object
-                    };
                     ask(&mut out, q, c.subject, t);
                 }
             }
