@@ -239,8 +239,9 @@ fn retag(lower: &str, tag: &'static str, next: Option<&str>) -> &'static str {
         {
             "IN"
         }
-        // "walks past a tank": a preposition before a noun phrase, whatever the lexicon says.
-        "past"
+        // "walks past a tank", "onboard the ISS": a preposition before a noun phrase, whatever
+        // the lexicon says.
+        "past" | "onboard"
             if next.is_some_and(|n| matches!(n, "a" | "an" | "the" | "his" | "her" | "their")) =>
         {
             "IN"
@@ -283,10 +284,16 @@ pub const COLORS: [&str; 22] = [
 /// sentence's rather than a name's: the lexicon knows the word in lower case as no proper noun,
 /// or — "Cloche placed on a saucer" — does not know it, and it names a visible thing followed by
 /// a verb or a preposition ("Libyan rebels" is a people's name); not a colour before a capital
-/// ("Navy Lt. PERSON", "White House dings …" open names).
+/// ("Navy Lt. PERSON", "White House dings …" open names), nor a word before a lone capital
+/// letter ("Ice T").
 fn sentence_capital(first: &str, rest: &str, tagger: &Tagger) -> bool {
     let lower = first.to_ascii_lowercase();
     if is_color(&lower) && rest.starts_with(|c: char| c.is_uppercase()) {
+        return false;
+    }
+    // "Ice T's confident wife", "Malcolm X": a lone capital letter after the word ends a name.
+    let next = rest.split([' ', '\'', '’']).next().unwrap_or("");
+    if next.len() == 1 && next.starts_with(|c: char| c.is_ascii_uppercase()) && lower != "a" {
         return false;
     }
     match tagger.lookup(&lower) {
@@ -352,6 +359,16 @@ pub fn parse(caption: &str) -> Parse {
         let lower = token.text.to_lowercase();
         let next = tokens.get(i + 1).map(|t| t.text.to_ascii_lowercase());
         let mut tag = retag(&lower, intern(tagger.name(tags[i])), next.as_deref());
+        // "The Queen still smiled": a contextual rule of the tagger carries a name on to the
+        // lower-case word after it; a word the lexicon knows, written in lower case, is no name.
+        if i > 0
+            && tag.starts_with("NNP")
+            && token.text.starts_with(|c: char| c.is_ascii_lowercase())
+            && let Some(known) = tagger.lookup(&lower).map(|t| intern(tagger.name(t)))
+            && !known.starts_with("NNP")
+        {
+            tag = known;
+        }
         // The filter's substitution tokens, bare or in angle brackets as ALT200M writes them.
         let mut entity = entity[i];
         match token.text {
@@ -1026,9 +1043,15 @@ fn chunk(words: &[Word]) -> Vec<Chunk> {
             i = end;
             continue;
         }
-        if w.pos == Pos::Verb {
+        // "The Queen still smiled", "PERSON also attends": an adverb right before a finite verb
+        // opens its group.
+        let adverb_first = w.tag == "RB"
+            && words
+                .get(i + 1)
+                .is_some_and(|n| matches!(n.tag, "VBZ" | "VBD" | "VBP"));
+        if w.pos == Pos::Verb || adverb_first {
             let mut j = i;
-            let mut head = i;
+            let mut head = i + usize::from(adverb_first);
             while j < words.len() && matches!(words[j].pos, Pos::Verb | Pos::Adv) {
                 // "sits writing": a participle after a finite verb other than "be" starts a
                 // group of its own, which describes the subject.

@@ -119,6 +119,9 @@ struct Clause<'a> {
     /// The caption's opening noun phrase when it names the kind of picture ("an animated line
     /// drawing of …", "a map of …"): its words and head.
     picture: Option<(usize, usize, usize)>,
+    /// A participle with its object between the subject and the verb ("a protester holding a
+    /// shield attempts …"): the participle's word and the object's words and head.
+    described_by: Option<(usize, (usize, usize, usize))>,
 }
 
 impl<'a> Clause<'a> {
@@ -180,6 +183,7 @@ impl<'a> Clause<'a> {
             places: Vec::new(),
             complement: None,
             picture,
+            described_by: None,
         };
         let mut k = last + 1;
         // Phrases that modify the subject before the verb ("a man in a suit riding …") are skipped:
@@ -217,10 +221,13 @@ impl<'a> Clause<'a> {
                 && matches!(p.words[c.head].tag, "VBN" | "VBG")
         }) {
             let mut j = k + 1;
+            let mut object = None;
             if p.words[participle.head].tag == "VBG"
-                && chunks.get(j).is_some_and(|c| c.kind == ChunkKind::Np)
+                && let Some(o) = chunks.get(j).filter(|c| c.kind == ChunkKind::Np)
             {
-                j = p.coordination(j).0 + 1;
+                let (last, end) = p.coordination(j);
+                object = Some((o.start, end, o.head));
+                j = last + 1;
             }
             loop {
                 match chunks.get(j) {
@@ -251,6 +258,7 @@ impl<'a> Clause<'a> {
                 })
             {
                 k = j;
+                clause.described_by = object.map(|o| (participle.head, o));
             }
         }
         let Some(v) = chunks.get(k).filter(|c| c.kind == ChunkKind::Verb) else {
@@ -388,7 +396,9 @@ impl<'a> Clause<'a> {
             || matches!(w[start].tag, "NNP" | "NNPS")
             || w[start..end]
                 .iter()
-                .any(|x| x.entity == Some(Entity::Person));
+                .any(|x| x.entity == Some(Entity::Person))
+            // "daughter Matilde": a people noun before a name the gazetteer missed is a title.
+            || (end >= start + 2 && w[end - 1].tag == "NNP" && w[end - 2].names_a_person());
         if proper { rest } else { format!("the {rest}") }
     }
 
@@ -531,6 +541,25 @@ fn who_or_what(person: bool) -> (&'static str, AnswerType) {
     } else {
         ("What", AnswerType::Object)
     }
+}
+
+/// "What is the protester holding? — a shield" of "A protester holding a shield attempts to
+/// block …": the participle that describes the subject before the sentence's verb says what the
+/// picture shows as often as the verb does (a light verb's idiom, "making their way", asks nothing).
+fn described_by(c: &Clause, out: &mut Vec<Proposal>) {
+    let p = c.p;
+    let Some((v, (s, e, h))) = c.described_by else {
+        return;
+    };
+    // "their way home": the idiom's noun need not be the head.
+    if (s..e).any(|i| IDIOM_OBJECTS.contains(&singular(&p.words[i].lower).as_str()))
+        || TIMES.contains(&p.words[h].lower.as_str())
+    {
+        return;
+    }
+    let (wh, t) = who_or_what(p.words[h].names_a_person());
+    let q = question(&[wh, c.be(), &c.subject_definite(), &p.words[v].lower]);
+    out.push(Proposal::of_span(p, q, (s, e), t));
 }
 
 /// Linking verbs: what follows them is a state of the subject, not something it does.
@@ -890,6 +919,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
         _ => {}
     }
     picture_questions(&c, &mut out);
+    described_by(&c, &mut out);
     worn(&c, &mut out);
     existence(&c, &mut out);
     if let Some((s, e)) = c.complement
@@ -1004,7 +1034,20 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
         Some(kind) => kind,
         None => "picture",
     };
-    if c.verb.is_some() || subject_asked {
+    if subject_asked {
+        return;
+    }
+    if c.verb.is_some() {
+        // "Memphis Grizzlies guard PERSON drives to the": a person's sentence whose verb asks
+        // nothing of its subject (a lone intransitive verb) still says who is in the picture,
+        // when no one else is named (who would be in it too).
+        let others = (0..p.words.len())
+            .filter(|i| !(c.subject.0..c.subject.1).contains(i))
+            .any(|i| p.words[i].names_a_person());
+        if c.picture.is_none() && c.subject_is_person() && !others {
+            let q = "Who is in the picture?".to_string();
+            out.push(Proposal::of_span(p, q, c.subject, AnswerType::Person));
+        }
         return;
     }
     // Only of a fragment: a caption with a finite verb that the clause reader did not take
@@ -2695,5 +2738,57 @@ mod tests {
         not_asked("PERSON and PERSON at the premiere", &|(q, _)| {
             q == "Who is PERSON with?"
         });
+    }
+
+    #[test]
+    fn a_persons_sentence_says_who_is_in_the_picture() {
+        // A lone intransitive verb asks nothing of its subject; the picture still shows them.
+        let guard = "Memphis Grizzlies guard PERSON drives to the";
+        has(
+            guard,
+            "Who is in the picture?",
+            "Memphis Grizzlies guard PERSON",
+        );
+        has(
+            "PERSON onboard the ISS during the interview with CNN.",
+            "Who is in the picture?",
+            "PERSON",
+        );
+        // Not when someone else is named, who would be in it too.
+        for other in [
+            "PERSON takes her son PERSON to school this morning",
+            "Exhausted PERSON shows the strain as he takes his mind off things with his girlfriend",
+        ] {
+            not_asked(other, &|(q, _)| q == "Who is in the picture?");
+        }
+        // "daughter Matilde" is a title and a name: no article.
+        has(
+            "Chelsea's manager PERSON, wife PERSON and daughter Matilde arrive for the show",
+            "What do Chelsea's manager PERSON, wife PERSON and daughter Matilde do?",
+            "arrive",
+        );
+    }
+
+    #[test]
+    fn what_describes_the_subject_before_its_verb_is_asked() {
+        has(
+            "A protester holding a shield attempts to block a jet of water",
+            "What is the protester holding?",
+            "a shield",
+        );
+        not_asked(
+            "Holiday travelers making their way home wait at the gate",
+            &|(q, _)| q.ends_with("making?"),
+        );
+        // An adverb before the verb opens its group; it is no part of the subject.
+        let bread = "This bread still comes in its nostalgic green and yellow packaging.";
+        has(
+            bread,
+            "What does the bread come in?",
+            "its nostalgic green and yellow packaging",
+        );
+        let queen = "The Queen still smiled despite being forced to arrive without her husband";
+        has(queen, "What did the Queen do?", "smiled");
+        not_asked(queen, &|(q, a)| q.contains("still") || a.contains("still"));
     }
 }

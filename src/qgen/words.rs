@@ -9,7 +9,7 @@ use foldhash::fast::RandomState;
 use crate::filter::pos::Tagger;
 
 /// Nouns that name people: a subject among them is asked about with "who".
-const PEOPLE: [&str; 129] = [
+const PEOPLE: [&str; 154] = [
     "man",
     "woman",
     "boy",
@@ -50,6 +50,33 @@ const PEOPLE: [&str; 129] = [
     "son",
     "daughter",
     "friend",
+    // Family and partners, whom tabloid captions name beside their subject (not "mum": "keep
+    // mum on the rumours").
+    "husband",
+    "wife",
+    "spouse",
+    "girlfriend",
+    "boyfriend",
+    "fiance",
+    "fiancee",
+    "beau",
+    "partner",
+    "parent",
+    "sister",
+    "brother",
+    "sibling",
+    "twin",
+    "mom",
+    "dad",
+    "grandmother",
+    "grandfather",
+    "grandchild",
+    "granddaughter",
+    "grandson",
+    "aunt",
+    "uncle",
+    "niece",
+    "nephew",
     "gentleman",
     "pitcher",
     "batter",
@@ -277,7 +304,7 @@ pub const STATES: [&str; 2] = ["shape", "condition"];
 pub const GOVERNING: [&str; 8] = ["at", "for", "to", "on", "in", "into", "over", "through"];
 
 /// Prepositions that place something, for "where" questions.
-pub const LOCATIVE: [&str; 31] = [
+pub const LOCATIVE: [&str; 33] = [
     "on",
     "in",
     "into",
@@ -303,6 +330,8 @@ pub const LOCATIVE: [&str; 31] = [
     "among",
     "against",
     "atop",
+    "aboard",
+    "onboard",
     "around",
     "past",
     "next to",
