@@ -314,6 +314,11 @@ pub fn is_color(lower: &str) -> bool {
     COLORS.contains(&lower)
 }
 
+/// Places one goes to that the lexicon also knows as verbs ("to school", "to bed").
+const GONE_TO: [&str; 10] = [
+    "school", "church", "bed", "class", "college", "hospital", "jail", "prison", "market", "camp",
+];
+
 /// Gerunds that make compound nouns with the noun after them: "living room", "parking lot".
 const GERUND_COMPOUNDS: [&str; 14] = [
     "living", "dining", "swimming", "parking", "cutting", "waiting", "washing", "changing",
@@ -368,6 +373,71 @@ pub fn parse(caption: &str) -> Parse {
             && !known.starts_with("NNP")
         {
             tag = known;
+        }
+        let known = tagger.lookup(&lower).map(|t| intern(tagger.name(t)));
+        let finite = |w: &Word| matches!(w.tag, "VBZ" | "VBD" | "VBP");
+        let before_phrase = next
+            .as_deref()
+            .is_some_and(|n| matches!(n, "the" | "a" | "an" | "his" | "her" | "their" | "its"));
+        // "This shot of the cliff-top cul-de-sac shows the house": a contextual rule made the
+        // caption's first verb a plural noun after an adjective; before a determiner the
+        // lexicon's verb stands.
+        if tag == "NNS" && known == Some("VBZ") && before_phrase && !words.iter().any(finite) {
+            tag = "VBZ";
+        }
+        // "sensors that measure the salinity": after a relative pronoun, a noun (or the
+        // lexicon's guess of a participle without "-ing") before a determiner is the clause's
+        // verb.
+        if (matches!(tag, "NN" | "NNS") || (tag == "VBG" && !lower.ends_with("ing")))
+            && before_phrase
+            && words
+                .last()
+                .is_some_and(|w: &Word| matches!(w.lower.as_str(), "that" | "which" | "who"))
+        {
+            tag = if lower.ends_with('s') && !lower.ends_with("ss") {
+                "VBZ"
+            } else {
+                "VBP"
+            };
+        }
+        // "the house", "a face": after an article, a word the lexicon knows as a noun is one.
+        if matches!(tag, "VB" | "VBP")
+            && words
+                .last()
+                .is_some_and(|w: &Word| matches!(w.lower.as_str(), "the" | "a" | "an"))
+            && let Some(noun) = known.filter(|k| matches!(*k, "NN" | "NNS"))
+        {
+            tag = noun;
+        }
+        // "takes her son to school": after "to", a place one goes to is no verb.
+        if tag == "VB"
+            && words.last().is_some_and(|w: &Word| w.lower == "to")
+            && GONE_TO.contains(&lower.as_str())
+        {
+            tag = "NN";
+        }
+        // "Swartz with glasses": a plural by the tagger's guess, with no plural's "s" and unknown
+        // to the lexicon, is a singular (a name, when capitalised).
+        if tag == "NNS" && !lower.ends_with('s') && known.is_none() {
+            tag = if token.text.starts_with(|c: char| c.is_uppercase()) {
+                "NNP"
+            } else {
+                "NN"
+            };
+        }
+        // "diverse, smiling faces.": a verb's -s form after a participle that follows a comma,
+        // an adjective, an article or a preposition, at the end of the phrase, is the plural
+        // noun the participle describes.
+        if tag == "VBZ"
+            && i >= 2
+            && words[i - 1].tag == "VBG"
+            && (words[i - 2].text == ","
+                || matches!(words[i - 2].pos, Pos::Adj | Pos::Det | Pos::Adp))
+            && next
+                .as_deref()
+                .is_none_or(|n| !n.starts_with(char::is_alphanumeric) || n == "and")
+        {
+            tag = "NNS";
         }
         // The filter's substitution tokens, bare or in angle brackets as ALT200M writes them.
         let mut entity = entity[i];
@@ -698,6 +768,19 @@ const OFF_VERBS: [&str; 7] = ["show", "fend", "ward", "fight", "shake", "kick", 
 /// determiner, an adverb, a plural object or nothing) is the verb. And "is partially inflated":
 /// an -ed adjective after a form of "be" is a passive participle.
 fn verbs_read_as_nouns(words: &mut [Word]) {
+    // "the cliff-top cul-de-sac shows": a hyphenated word the tagger guessed an adjective, after
+    // an article or an adjective and before no noun or adjective, is the phrase's noun.
+    for i in 1..words.len() {
+        if words[i].tag == "JJ"
+            && words[i].lower.contains('-')
+            && matches!(words[i - 1].pos, Pos::Det | Pos::Adj)
+            && words
+                .get(i + 1)
+                .is_none_or(|n| !matches!(n.pos, Pos::Noun | Pos::Adj))
+        {
+            set_tag(&mut words[i], "NN");
+        }
+    }
     // "a blue button up shirt", "a zip up hoodie": "up" between a noun and a garment is part of
     // the garment's name, not a particle (nor the end of the noun phrase before the verb).
     for i in 1..words.len().saturating_sub(1) {
@@ -930,18 +1013,25 @@ fn premodifier(words: &[Word], i: usize) -> bool {
         Pos::Det | Pos::Num | Pos::Adj | Pos::Noun => true,
         // "a parked car", "a running dog", "his wife's growing belly": a participle between a
         // determiner, adjective or possessive and a noun.
+        // "diverse, smiling faces": or after a comma that follows an adjective.
         Pos::Verb => {
             matches!(w.tag, "VBN" | "VBG")
                 && i > 0
-                && matches!(words[i - 1].pos, Pos::Det | Pos::Adj | Pos::Possessive)
+                && (matches!(words[i - 1].pos, Pos::Det | Pos::Adj | Pos::Possessive)
+                    || (i > 1 && words[i - 1].text == "," && words[i - 2].pos == Pos::Adj))
                 && words.get(i + 1).is_some_and(|n| n.pos == Pos::Noun)
         }
-        // "a red-painted, book-lined room": a comma between two adjectives.
+        // "a red-painted, book-lined room", "diverse, smiling faces": a comma between two
+        // adjectives, or an adjective and a participle before the noun.
         Pos::Punct => {
+            let participle = |k: usize| {
+                words.get(k).is_some_and(|n| matches!(n.tag, "VBN" | "VBG"))
+                    && words.get(k + 1).is_some_and(|n| n.pos == Pos::Noun)
+            };
             w.text == ","
                 && i > 0
                 && words[i - 1].pos == Pos::Adj
-                && words.get(i + 1).is_some_and(|n| n.pos == Pos::Adj)
+                && (words.get(i + 1).is_some_and(|n| n.pos == Pos::Adj) || participle(i + 1))
         }
         // "black and white", between two colours.
         Pos::Conj => {
@@ -974,6 +1064,10 @@ fn noun_phrase(words: &[Word], i: usize) -> Option<(usize, usize)> {
     let mut j = i;
     let mut head = None;
     while j < words.len() && premodifier(words, j) {
+        // "to school this morning": a determiner after a noun opens the next phrase.
+        if j > i && words[j].pos == Pos::Det && words[j - 1].pos == Pos::Noun {
+            break;
+        }
         if words[j].pos == Pos::Noun {
             head = Some(j);
         }
@@ -1441,6 +1535,47 @@ mod tests {
         assert_eq!(
             chunks("PERSON speaking at an event"),
             ["NP[PERSON]", "V[speaking]", "PP[at an event]"]
+        );
+    }
+
+    #[test]
+    fn web_captions_tagged_as_written() {
+        // A place one goes to, then a time: two phrases.
+        assert_eq!(
+            chunks("PERSON takes her son PERSON to school this morning"),
+            [
+                "NP[PERSON]",
+                "V[takes]",
+                "NP[her son PERSON]",
+                "PP[to school]",
+                "NP[this morning]"
+            ]
+        );
+        // The first verb after an adjective, a hyphenated noun, a relative clause's verb.
+        assert_eq!(
+            chunks("This shot of the cliff-top cul-de-sac shows the house"),
+            [
+                "NP[this shot]",
+                "PP[of the cliff-top cul-de-sac]",
+                "V[shows]",
+                "NP[the house]"
+            ]
+        );
+        assert_eq!(
+            chunks("sensors that measure the salinity"),
+            ["NP[sensors]", "O[that]", "V[measure]", "NP[the salinity]"]
+        );
+        // A participle after a comma and an adjective; a name the tagger guessed plural.
+        assert_eq!(
+            chunks("A collage of diverse, smiling faces"),
+            ["NP[a collage]", "PP[of diverse, smiling faces]"]
+        );
+        let swartz = parse("Swartz with glasses");
+        assert_eq!(swartz.words[0].tag, "NNP");
+        // An adverb opens the verb's group, and no name carries on to it.
+        assert_eq!(
+            chunks("The Queen still smiled"),
+            ["NP[the Queen]", "V[still smiled]"]
         );
     }
 }

@@ -152,11 +152,19 @@ impl<'a> Clause<'a> {
         let picture = PICTURE_KINDS
             .contains(&p.words[c.head].lower.as_str())
             .then_some((c.start, c.end, c.head));
-        // "a photo of a dog …": the photo's subject is the subject.
+        // "a photo of a dog …": the photo's subject is the subject; not when the sentence's
+        // verb says what the picture shows ("This shot of the cul-de-sac shows the house").
+        let shows = |from: usize| {
+            chunks[from..]
+                .iter()
+                .find(|ch| ch.kind == ChunkKind::Verb)
+                .is_some_and(|v| p.words[v.head].tag == "VBZ" && depicts(p, v))
+        };
         if META.contains(&p.words[c.head].lower.as_str())
             && let Some(next) = chunks.get(k + 1)
             && let ChunkKind::Pp { np } = next.kind
             && p.words[next.start].lower == "of"
+            && !shows(np)
         {
             k = np;
             c = chunks[k];
@@ -562,6 +570,40 @@ fn described_by(c: &Clause, out: &mut Vec<Proposal>) {
     out.push(Proposal::of_span(p, q, (s, e), t));
 }
 
+/// "What is barely visible? — the city's acropolis", "Who is happy? — the girl": the subject of
+/// a copula and an adjective, of a person or a thing one could see. Not of an adjective that takes
+/// a phrase of its own ("full of people", "close to the shore"), which the question would cut,
+/// nor of a colour (asked by its own question).
+fn in_a_state(c: &Clause, out: &mut Vec<Proposal>) {
+    let p = c.p;
+    let (Some((s, e)), Some((v, _)), Some((aux, _))) = (c.complement, c.verb, c.inverted()) else {
+        return;
+    };
+    let head = &p.words[c.head];
+    let seen = c.subject_is_person()
+        || (head.entity.is_none()
+            && !p.is_named(c.head, c.head + 1)
+            && is_visible(&singular(&head.lower)));
+    let governs = p
+        .words
+        .get(e)
+        .is_some_and(|w| matches!(w.pos, Pos::Adp) || w.tag == "TO");
+    let colour = p.words[s..e]
+        .iter()
+        .all(|w| is_color(&w.lower) || w.pos == Pos::Conj);
+    if !seen || governs || colour {
+        return;
+    }
+    let aux = match aux.as_str() {
+        "are" => "is",
+        "were" => "was",
+        other => other,
+    };
+    let (wh, t) = who_or_what(c.subject_is_person());
+    let q = question(&[wh, aux, &c.verb_words(&v), &c.words(s, e)]);
+    out.push(Proposal::of_span(p, q, c.subject, t));
+}
+
 /// Linking verbs: what follows them is a state of the subject, not something it does.
 const LINKING: [&str; 5] = ["stay", "remain", "seem", "become", "appear"];
 
@@ -854,6 +896,13 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                     ask(&mut out, q, (p.chunks[np].start, end), t);
                 }
             }
+            // "Is the girl very happy?": a copula's adjective completes it.
+            let verb = match c.complement {
+                Some((s, e)) if form == Form::Copula => {
+                    format!("{verb} {}", c.words(s, e)).trim().to_string()
+                }
+                _ => verb,
+            };
             yes_no_clause(&c, seed, &aux, &verb, &mut out);
         }
         (None, _) => {
@@ -918,6 +967,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
         }
         _ => {}
     }
+    in_a_state(&c, &mut out);
     picture_questions(&c, &mut out);
     described_by(&c, &mut out);
     worn(&c, &mut out);
@@ -2790,5 +2840,27 @@ mod tests {
         let queen = "The Queen still smiled despite being forced to arrive without her husband";
         has(queen, "What did the Queen do?", "smiled");
         not_asked(queen, &|(q, a)| q.contains("still") || a.contains("still"));
+    }
+
+    #[test]
+    fn a_state_and_a_pictures_verb() {
+        let girl = "The girl is very happy.";
+        has(girl, "Who is very happy?", "the girl");
+        has(girl, "Is the girl very happy?", "yes");
+        not_asked(girl, &|(q, _)| q == "Is the girl very?");
+        // An adjective with a phrase of its own is not cut.
+        not_asked("The kitchen is full of people", &|(q, _)| {
+            q == "What is full?"
+        });
+        // The shot shows the house; the cul-de-sac shows nothing.
+        not_asked(
+            "This shot of the cliff-top cul-de-sac shows the house at the end",
+            &|(q, _)| q.contains("cul-de-sac show"),
+        );
+        has(
+            "A collage of diverse, smiling faces.",
+            "What does the collage show?",
+            "diverse, smiling faces",
+        );
     }
 }
