@@ -364,17 +364,16 @@ pub fn parse(caption: &str) -> Parse {
         let lower = token.text.to_lowercase();
         let next = tokens.get(i + 1).map(|t| t.text.to_ascii_lowercase());
         let mut tag = retag(&lower, intern(tagger.name(tags[i])), next.as_deref());
+        let known = tagger.lookup(&lower).map(|t| intern(tagger.name(t)));
         // "The Queen still smiled": a contextual rule of the tagger carries a name on to the
         // lower-case word after it; a word the lexicon knows, written in lower case, is no name.
         if i > 0
             && tag.starts_with("NNP")
             && token.text.starts_with(|c: char| c.is_ascii_lowercase())
-            && let Some(known) = tagger.lookup(&lower).map(|t| intern(tagger.name(t)))
-            && !known.starts_with("NNP")
+            && let Some(known) = known.filter(|k| !k.starts_with("NNP"))
         {
             tag = known;
         }
-        let known = tagger.lookup(&lower).map(|t| intern(tagger.name(t)));
         let finite = |w: &Word| matches!(w.tag, "VBZ" | "VBD" | "VBP");
         let before_phrase = next
             .as_deref()
@@ -1011,9 +1010,9 @@ fn premodifier(words: &[Word], i: usize) -> bool {
     let w = &words[i];
     match w.pos {
         Pos::Det | Pos::Num | Pos::Adj | Pos::Noun => true,
-        // "a parked car", "a running dog", "his wife's growing belly": a participle between a
-        // determiner, adjective or possessive and a noun.
-        // "diverse, smiling faces": or after a comma that follows an adjective.
+        // "a parked car", "a running dog", "his wife's growing belly", "diverse, smiling faces":
+        // a participle between a determiner, adjective, possessive or an adjective's comma and a
+        // noun.
         Pos::Verb => {
             matches!(w.tag, "VBN" | "VBG")
                 && i > 0

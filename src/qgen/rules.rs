@@ -579,29 +579,44 @@ fn in_a_state(c: &Clause, out: &mut Vec<Proposal>) {
     let (Some((s, e)), Some((v, _)), Some((aux, _))) = (c.complement, c.verb, c.inverted()) else {
         return;
     };
-    let head = &p.words[c.head];
-    let seen = c.subject_is_person()
-        || (head.entity.is_none()
-            && !p.is_named(c.head, c.head + 1)
-            && is_visible(&singular(&head.lower)));
+    let seen = c.subject_is_person() || visible_thing(p, c.head);
     let governs = p
         .words
         .get(e)
         .is_some_and(|w| matches!(w.pos, Pos::Adp) || w.tag == "TO");
-    let colour = p.words[s..e]
-        .iter()
-        .all(|w| is_color(&w.lower) || w.pos == Pos::Conj);
-    if !seen || governs || colour {
+    if !seen || governs || all_colours(p, s, e) {
         return;
     }
-    let aux = match aux.as_str() {
+    let (wh, t) = who_or_what(c.subject_is_person());
+    let q = question(&[wh, singular_be(&aux), &c.verb_words(&v), &c.words(s, e)]);
+    out.push(Proposal::of_span(p, q, c.subject, t));
+}
+
+/// "is" for "are", "was" for "were": the auxiliary of a question whose subject is "who" or
+/// "what".
+fn singular_be(aux: &str) -> &str {
+    match aux {
         "are" => "is",
         "were" => "was",
         other => other,
-    };
-    let (wh, t) = who_or_what(c.subject_is_person());
-    let q = question(&[wh, aux, &c.verb_words(&v), &c.words(s, e)]);
-    out.push(Proposal::of_span(p, q, c.subject, t));
+    }
+}
+
+/// Whether words `s..e` are colours (and the conjunctions between them): "black and white".
+fn all_colours(p: &Parse, s: usize, e: usize) -> bool {
+    p.words[s..e]
+        .iter()
+        .all(|w| is_color(&w.lower) || w.pos == Pos::Conj)
+}
+
+/// Whether word `head` names a thing one could see: no name, person or star, and a visible noun.
+fn visible_thing(p: &Parse, head: usize) -> bool {
+    let word = &p.words[head];
+    word.entity.is_none()
+        && !p.is_named(head, head + 1)
+        && !is_person_noun(&word.lower)
+        && !p.is_star(head)
+        && is_visible(&singular(&word.lower))
 }
 
 /// Linking verbs: what follows them is a state of the subject, not something it does.
@@ -694,13 +709,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             let (wh, subject_type) = who_or_what(c.subject_is_person());
             let subject_aux = match form {
                 Form::Simple => None,
-                _ => Some(if aux == "are" {
-                    "is"
-                } else if aux == "were" {
-                    "was"
-                } else {
-                    aux.as_str()
-                }),
+                _ => Some(singular_be(&aux)),
             };
             // "Who adjusts a barricade?" of "police officers adjust a barricade": the subject
             // question's verb agrees with "who", in the third person singular.
@@ -973,9 +982,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
     worn(&c, &mut out);
     existence(&c, &mut out);
     if let Some((s, e)) = c.complement
-        && p.words[s..e]
-            .iter()
-            .all(|w| is_color(&w.lower) || w.pos == Pos::Conj)
+        && all_colours(p, s, e)
     {
         // "the sky is blue"
         let q = question(&["What color", be, &subject]);
@@ -1186,14 +1193,6 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
         },
         _ => (c.subject.0, c.head),
     };
-    let visible_thing = |head: usize| {
-        let word = &p.words[head];
-        word.entity.is_none()
-            && !p.is_named(head, head + 1)
-            && !is_person_noun(&word.lower)
-            && !p.is_star(head)
-            && is_visible(&singular(&word.lower))
-    };
     let fallback = || {
         let object = c.object.map(|(s, _, h)| (s, h));
         // Only places, and where a thing comes from or what is with it ("being carried from an
@@ -1212,9 +1211,9 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
         object
             .into_iter()
             .chain(places)
-            .find(|&(_, h)| visible_thing(h) && is_listed_thing(&singular(&p.words[h].lower)))
+            .find(|&(_, h)| visible_thing(p, h) && is_listed_thing(&singular(&p.words[h].lower)))
     };
-    let chosen = if visible_thing(subject.1) {
+    let chosen = if visible_thing(p, subject.1) {
         Some(subject)
     } else if p.words[c.head].names_a_person() {
         fallback()
