@@ -191,7 +191,7 @@ pub fn subject_is_visible(p: &Parse) -> bool {
         let capital = w.text.starts_with(char::is_uppercase);
         let proper = (matches!(w.tag, "NNP" | "NNPS") && (capital || i == 0)) || (i > 0 && capital);
         if proper {
-            return names_people(&w.text);
+            return names_people(&w.text) || refers_to_a_person(p, end);
         }
         w.pos == Pos::Noun
             && !is_document(&w.lower)
@@ -234,6 +234,34 @@ pub fn subject_is_visible(p: &Parse) -> bool {
     spans
         .into_iter()
         .any(|(s, e)| (s..e).any(|i| seen(&p.words[i], i, e) || is_color(&p.words[i].lower)))
+}
+
+/// Whether the sentence after the subject (from word `from` on) shows that the name before it is
+/// a person's: "Chip Kelly directs his team", "Dorsett, photographed in his home", "Sienna Miller
+/// cuts a sexy figure in low-cut black dress" (names the filter's gazetteer does not know): a
+/// possessive "his" or "her", or clothes one is in or wears. A company's pronoun is "its", and a
+/// car or a phone is not "in" a dress; "he" and "she" may be someone else ("Trump taps PERSON
+/// to head an agency he vowed to abolish").
+fn refers_to_a_person(p: &Parse, from: usize) -> bool {
+    let w = &p.words;
+    (from..w.len()).any(|i| {
+        (w[i].lower == "his" && w[i].tag == "PRP$")
+            // "her" is also an object ("make her feel small"): a possessive only before an
+            // adjective, a person or a visible thing.
+            || (w[i].lower == "her"
+                && w.get(i + 1).is_some_and(|n| {
+                    n.pos == Pos::Adj
+                        || (n.pos == Pos::Noun
+                            && (is_visible(&singular(&n.lower)) || names_people(&n.text)))
+                }))
+            || matches!(w[i].lower.as_str(), "himself" | "herself")
+            || (matches!(w[i].lower.as_str(), "in" | "wearing" | "wears")
+            && p.chunks.iter().any(|c| {
+                c.kind == ChunkKind::Np
+                    && c.start == i + 1
+                    && super::visible::is_clothing(&singular(&w[c.head].lower))
+            }))
+    })
 }
 
 /// `text` without parenthesised or bracketed parts: credits ("(Photo by …)"), affiliations
@@ -1644,8 +1672,25 @@ mod tests {
         }
         // A name whose first word the parse lowered is still a name ("chip", "sienna").
         assert!(!subject_is_visible(&parse(
-            "Chip Kelly directs his team during NFL football practice"
+            "Chip Kelly directs the team during NFL football practice"
         )));
+        // A name the sentence gives a person's possessive or clothes is a person's, whether or
+        // not the filter's gazetteer knows it; a company's "its" is not, nor a "her" that is
+        // someone else, the object of a verb.
+        for caption in [
+            "Chip Kelly directs his team during NFL football practice",
+            "Sienna Miller flashes her flat tummy in yellow cropped top",
+            "Sienna Miller cuts a sexy figure in low-cut black dress",
+        ] {
+            assert!(subject_is_visible(&parse(caption)), "{caption}");
+        }
+        for caption in [
+            "Volvo unveils its new XC90 at the show",
+            "Trump taps Texas Gov. PERSON to head an agency he vowed to abolish",
+            "Ned doesn't make her feel small",
+        ] {
+            assert!(!subject_is_visible(&parse(caption)), "{caption}");
+        }
         assert_eq!(
             read("Line graph showing the cumulative neural network error decreasing")
                 .not_description,

@@ -337,6 +337,7 @@ pub fn parse(caption: &str) -> Parse {
     let first = &caption[..first_end];
     let rest = caption[first_end..].trim_start();
     let lowered;
+    let mut first_lowered = false;
     let tokens = if first.is_ascii()
         && first.starts_with(|c: char| c.is_ascii_uppercase())
         && first != "PERSON"
@@ -350,6 +351,7 @@ pub fn parse(caption: &str) -> Parse {
         && sentence_capital(first, rest, tagger)
     {
         lowered = format!("{}{}", first.to_ascii_lowercase(), &caption[first_end..]);
+        first_lowered = true;
         tokenize(&lowered)
     } else {
         original
@@ -408,6 +410,16 @@ pub fn parse(caption: &str) -> Parse {
         {
             tag = noun;
         }
+        // "as he arrives home": "home" right after a verb, before no noun, says where to; it is
+        // no object to ask "What does he arrive?" of.
+        if lower == "home"
+            && words.last().is_some_and(|w: &Word| w.pos == Pos::Verb)
+            && tags
+                .get(i + 1)
+                .is_none_or(|t| !tagger.name(*t).starts_with("NN"))
+        {
+            tag = "RB";
+        }
         // "takes her son to school": after "to", a place one goes to is no verb.
         if tag == "VB"
             && words.last().is_some_and(|w: &Word| w.lower == "to")
@@ -437,6 +449,26 @@ pub fn parse(caption: &str) -> Parse {
                 .is_none_or(|n| !n.starts_with(char::is_alphanumeric) || n == "and")
         {
             tag = "NNS";
+        }
+        // "a computer generated image", "a hand painted sign": a past form between an article's
+        // noun and another noun is the compound adjective they make, not the clause's verb —
+        // when the clause has a verb of its own and the noun before is no one who could act
+        // ("A woman carried groceries home").
+        let finite_tag = |t: &str| matches!(t, "VBZ" | "VBD" | "VBP" | "MD");
+        if matches!(tag, "VBD" | "VBN")
+            && lower.ends_with("ed")
+            && i >= 2
+            && words[i - 1].tag == "NN"
+            && !is_person_noun(&words[i - 1].lower)
+            && !is_animal(&words[i - 1].lower)
+            && matches!(words[i - 2].lower.as_str(), "a" | "an" | "the")
+            && tags
+                .get(i + 1)
+                .is_some_and(|t| matches!(tagger.name(*t), "NN" | "NNS"))
+            && (words.iter().any(|w: &Word| finite_tag(w.tag))
+                || tags[i + 1..].iter().any(|t| finite_tag(tagger.name(*t))))
+        {
+            tag = "JJ";
         }
         // The filter's substitution tokens, bare or in angle brackets as ALT200M writes them.
         let mut entity = entity[i];
@@ -575,6 +607,13 @@ pub fn parse(caption: &str) -> Parse {
     verbs_read_as_nouns(&mut words);
     past_forms(&mut words);
     particles_before_objects(&mut words);
+    // "Chip Kelly directs his team": a first word lowered as a common noun that the tagger still
+    // reads as a name is written as it was.
+    if first_lowered && words[0].tag.starts_with("NNP") {
+        let mut text = words[0].text.clone();
+        text[..1].make_ascii_uppercase();
+        words[0].text = text;
+    }
     let chunks = chunk(&words);
     Parse {
         words,
@@ -1468,6 +1507,25 @@ impl Parse {
         }
         (closed, self.chunks[closed].end)
     }
+
+    /// The word after the people that a coordination starting at the word `start` names before
+    /// its first thing: "PERSON and the Audi Prologue concept" → after "PERSON"; "PERSON, PERSON,
+    /// and a Lorenz attractor" → after the second "PERSON". `None` when no noun phrase starts
+    /// there or its first phrase names no person.
+    pub fn people_end(&self, start: usize) -> Option<usize> {
+        let k = self
+            .chunks
+            .iter()
+            .position(|c| c.kind == ChunkKind::Np && c.start == start)?;
+        let (last, _) = self.coordination(k);
+        let person = |c: &Chunk| self.words[c.start..c.end].iter().any(Word::names_a_person);
+        self.chunks[k..=last]
+            .iter()
+            .filter(|c| c.kind == ChunkKind::Np)
+            .take_while(|c| person(c))
+            .last()
+            .map(|c| c.end)
+    }
 }
 
 #[cfg(test)]
@@ -1535,6 +1593,28 @@ mod tests {
             chunks("PERSON speaking at an event"),
             ["NP[PERSON]", "V[speaking]", "PP[at an event]"]
         );
+    }
+
+    #[test]
+    fn compound_participles_and_home() {
+        // A past form between an article's noun and a noun, with the clause's verb elsewhere,
+        // is the compound's adjective; after a person, with no other verb, it is the verb.
+        assert_eq!(
+            chunks("Amy is a computer generated image of a girl"),
+            [
+                "NP[Amy]",
+                "V[is]",
+                "NP[a computer generated image]",
+                "PP[of a girl]"
+            ]
+        );
+        assert_eq!(
+            chunks("A woman carried groceries"),
+            ["NP[a woman]", "V[carried]", "NP[groceries]"]
+        );
+        // "home" after a verb is where to, no object.
+        let p = parse("Busy PERSON reads a book as he arrives home");
+        assert_eq!(p.words.last().map(|w| w.tag), Some("RB"));
     }
 
     #[test]

@@ -27,7 +27,9 @@
 
 use super::parse::{ChunkKind, Parse, Pos, as_digits, is_color};
 use super::visible::is_clothing;
-use super::words::{LOCATIVE, META, PICTURE_KINDS, participle_lemma, singular, verb_lemma};
+use super::words::{
+    DEPICTING, LOCATIVE, META, PICTURE_KINDS, participle_lemma, singular, verb_lemma,
+};
 use crate::filter::tokens::tokenize;
 
 /// Lower case, punctuation and articles removed, whitespace collapsed: SQuAD's normalisation.
@@ -194,6 +196,20 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
             let k = key(w);
             (0..words.len()).find(|&i| words[i].pos == Pos::Verb && caption_keys[i] == k)
         });
+    // "What does the shot show?" of "This shot of the cul-de-sac shows the house": a question
+    // ending in a depicting verb of the caption, after "does"/"do"/"did", asks for what follows
+    // that verb, not for the "of" phrase near its subject (what the picture shows).
+    let object_verb = q
+        .last()
+        .filter(|w| {
+            q.len() > 3
+                && matches!(q[1].as_str(), "does" | "do" | "did")
+                && DEPICTING.contains(&w.as_str())
+        })
+        .and_then(|w| {
+            let k = key(w);
+            (0..words.len()).find(|&i| words[i].pos == Pos::Verb && caption_keys[i] == k)
+        });
     // Spans of the kind the question asks for.
     let mut spans: Vec<(usize, usize)> = Vec::new();
     for (k, c) in caption.chunks.iter().enumerate() {
@@ -204,7 +220,12 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
             ("who", ChunkKind::Np) => {
                 let head = &words[c.head];
                 if head.entity.is_some() || caption.names_a_person(c.start, c.head) {
-                    spans.push((c.start, caption.coordination(k).1));
+                    // Who is in a picture are its people, not the things named with them.
+                    let end = in_the_picture
+                        .then(|| caption.people_end(c.start))
+                        .flatten()
+                        .unwrap_or_else(|| caption.coordination(k).1);
+                    spans.push((c.start, end));
                 }
             }
             ("what", ChunkKind::Verb)
@@ -277,6 +298,11 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
                     |c| matches!(c.kind, ChunkKind::Pp { np } if caption.chunks[np].start == s),
                 )
         });
+    }
+    if let Some(verb) = object_verb
+        && spans.iter().any(|&(s, _)| s > verb)
+    {
+        spans.retain(|&(s, _)| s > verb);
     }
     let anchors: Vec<usize> = caption_keys
         .iter()
@@ -403,6 +429,12 @@ mod tests {
         assert_eq!(
             answer_text("What does PERSON puff on?", c).as_deref(),
             Some("another cigarette")
+        );
+        // What a picture shows is after its depicting verb, not the "of" phrase of its subject.
+        let c = "This shot of the cliff-top cul-de-sac shows the house at the end";
+        assert_eq!(
+            answer_text("What does the shot show?", c).as_deref(),
+            Some("the house")
         );
     }
 }

@@ -33,7 +33,7 @@ use super::parse::{
 use super::visible::is_animal;
 use super::visible::{is_clothing, is_listed_thing, is_visible};
 use super::words::{
-    META, PICTURE_KINDS, TIMES, is_person_noun, plural, singular, swap_noun, verb_lemma,
+    DEPICTING, META, PICTURE_KINDS, TIMES, is_person_noun, plural, singular, swap_noun, verb_lemma,
 };
 use crate::filter::entities::Entity;
 
@@ -1145,6 +1145,11 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
             // "his son Finn": a people noun anywhere in the phrase names a person.
             p.words[ch.start..ch.end].iter().any(Word::names_a_person) != c.subject_is_person()
         });
+    // "PERSON and the Audi Prologue concept": the people, not the car, are who is in it.
+    let (answer, mixed) = match p.people_end(answer.0) {
+        Some(end) if mixed && c.subject_is_person() => ((answer.0, end), false),
+        _ => (answer, mixed),
+    };
     let (wh, t) = if mixed {
         return;
     } else if c.subject_is_person() {
@@ -1336,17 +1341,6 @@ fn in_the_frame(p: &Parse, pp: &Chunk) -> bool {
     };
     FRAME.contains(&p.words[p.chunks[np].head].lower.as_str())
 }
-
-/// Verbs whose subject is a picture that shows their object ("a table showing …", "an engraving
-/// depicting …").
-const DEPICTING: [&str; 6] = [
-    "show",
-    "depict",
-    "illustrate",
-    "feature",
-    "portray",
-    "represent",
-];
 
 /// Whether the verb group `v`'s verb is one of [`DEPICTING`], in any form ("showing", "depicts"),
 /// without a particle ("shows off her curves" is what a person does).
@@ -2307,6 +2301,26 @@ mod tests {
     }
 
     #[test]
+    fn names_and_adverbs_as_written() {
+        // A first word the parse lowered, that the tagger still reads as a name, keeps its
+        // capital in the questions.
+        has(
+            "Chip Kelly directs his team during NFL football practice",
+            "Who does Chip Kelly direct?",
+            "his team",
+        );
+        // "home" after a verb says where to: no "What does PERSON arrive?".
+        has(
+            "Busy PERSON reads a book as he arrives home",
+            "Who arrives home?",
+            "Busy PERSON",
+        );
+        not_asked("Busy PERSON reads a book as he arrives home", &|(q, _)| {
+            q.ends_with("arrive?")
+        });
+    }
+
+    #[test]
     fn web_captions_read_as_their_writers_meant() {
         answered(
             "Attendees work on laptops during the conference",
@@ -2393,9 +2407,16 @@ mod tests {
             "Who stands for the anthem?",
             "fans",
         );
-        not_asked(
+        // Who is in it are the people, not the attractor drawn with them.
+        has(
             "Animated line drawing of PERSON, PERSON, and a Lorenz attractor",
-            &|(q, _)| q.starts_with("Who is in"),
+            "Who is in the drawing?",
+            "PERSON, PERSON",
+        );
+        has(
+            "PERSON and the Audi Prologue concept",
+            "Who is in the picture?",
+            "PERSON",
         );
         not_asked("Man with limes in his moustache", &|(q, _)| {
             q.starts_with("Where") || q.contains("in his moustache?")

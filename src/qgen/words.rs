@@ -610,6 +610,16 @@ pub fn is_aimed_at(noun: &str) -> bool {
             Some(ANIMALS | FOOD | DEVICES | SPORTS | CLOTHES | CONTAINERS)
         )
 }
+/// Verbs whose subject is a picture that shows their object ("a table showing …", "an engraving
+/// depicting …").
+pub const DEPICTING: [&str; 6] = [
+    "show",
+    "depict",
+    "illustrate",
+    "feature",
+    "portray",
+    "represent",
+];
 
 /// Verbs of what people and animals do in photographs, as lemmas: a word among them that the
 /// lexicon tags as a noun may be a caption's verb ("a pedestrian walks through snow").
