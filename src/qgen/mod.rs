@@ -236,6 +236,14 @@ impl Reservoir {
     }
 }
 
+/// Whether a zero count may ask about the singular noun `noun` a caption names: a thing a
+/// photograph could show ("How many mirages?" of a car's name is no question), not in the
+/// background of most photographs whether a caption names it or not, and not a mass noun ("How
+/// many foods are there?").
+fn zero_countable(noun: &str) -> bool {
+    visible::is_countable(noun) && !visible::is_background(noun) && !rules::is_mass(noun)
+}
+
 /// Whether a caption names people (PERSON or a people noun): it borrows no zero count of people,
 /// clothing or what is around people ([`Reservoir::borrow`]).
 fn mentions_people(parsed: &Parse) -> bool {
@@ -427,13 +435,8 @@ impl Generator {
                 source,
                 read: None,
             }));
-            // Offered after borrowing, so that no caption is asked its own count; only things a
-            // photograph could show ("How many mirages?" of a car's name is no question) and that
-            // are not in the background of most photographs whether a caption names them or not.
-            for noun in counted
-                .into_iter()
-                .filter(|n| visible::is_countable(n) && !visible::is_background(n))
-            {
+            // Offered after borrowing, so that no caption is asked its own count.
+            for noun in counted.into_iter().filter(|n| zero_countable(n)) {
                 self.reservoir.offer(
                     format!("How many {} are there?", words::plural(&noun)),
                     noun,
@@ -693,6 +696,14 @@ mod tests {
         g.generate("two dogs playing with a ball").unwrap();
         let out = g.generate("a man riding a horse on a dirt road").unwrap();
         assert!(out.qa.iter().any(|q| q.answer == "0"), "{:#?}", out.qa);
+    }
+
+    #[test]
+    fn no_zero_count_of_a_mass_noun() {
+        // "How many foods are there?" asks what no one counts.
+        assert!(!zero_countable("food") && !zero_countable("bread"));
+        assert!(zero_countable("knife") && zero_countable("dog"));
+        assert!(!zero_countable("tree"));
     }
 
     #[test]

@@ -1277,6 +1277,11 @@ pub fn there_is(thing: &str, plural: bool) -> String {
     }
 }
 
+/// Whether a singular lower-case noun is one of [`MASS_NOUNS`]: counted in no "how many".
+pub fn is_mass(noun: &str) -> bool {
+    MASS_NOUNS.contains(&noun)
+}
+
 /// Nouns a caption uses without an article: "Is there bread?", not "Is there a bread?".
 const MASS_NOUNS: [&str; 30] = [
     "food",

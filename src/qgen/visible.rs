@@ -566,12 +566,39 @@ pub fn overlaps(counted: &str, named: &str) -> bool {
     {
         return true;
     }
+    // "How many keyboards? — 0" of "a girl using a computer": the whole shows its parts.
+    if WHOLES
+        .iter()
+        .any(|(whole, parts)| *whole == named && parts.contains(&counted))
+    {
+        return true;
+    }
     match (kind_of(counted), kind_of(named)) {
         // "how many animals" of a dog, "how many dogs" of an animal.
         (Some(a), Some(b)) if a == b => KINDS[a][0] == counted || KINDS[b][0] == named,
         _ => false,
     }
 }
+
+/// Things and rooms whose pictures show their parts and fittings, which a caption naming the
+/// whole leaves unnamed: a zero count of a part contradicts the whole.
+const WHOLES: [(&str, &[&str]); 12] = [
+    ("computer", &["keyboard", "monitor", "screen", "mouse"]),
+    ("laptop", &["keyboard", "screen"]),
+    ("desktop", &["keyboard", "monitor", "screen", "mouse"]),
+    ("car", &["wheel", "tire", "tyre"]),
+    ("truck", &["wheel", "tire", "tyre"]),
+    ("bus", &["wheel", "tire", "tyre"]),
+    ("bicycle", &["wheel", "tire", "tyre"]),
+    ("bike", &["wheel", "tire", "tyre"]),
+    ("motorcycle", &["wheel", "tire", "tyre"]),
+    (
+        "kitchen",
+        &["oven", "stove", "sink", "refrigerator", "fridge"],
+    ),
+    ("bathroom", &["sink", "toilet", "mirror"]),
+    ("bedroom", &["bed"]),
+];
 
 #[cfg(test)]
 mod tests {
@@ -584,6 +611,9 @@ mod tests {
         assert!(is_clothing("dress") && is_clothing("clothing") && !is_clothing("dog"));
         assert!(is_around_people("camera") && is_around_people("barricade"));
         assert!(!is_around_people("dog") && !is_around_people("pizza"));
+        // A whole shows its parts; a part does not show its whole.
+        assert!(overlaps("keyboard", "computer") && overlaps("bed", "bedroom"));
+        assert!(!overlaps("computer", "keyboard") && !overlaps("keyboard", "car"));
     }
 
     #[test]

@@ -456,8 +456,20 @@ pub fn is_irregular_verb(lemma: &str) -> bool {
     IRREGULAR_VERBS.iter().any(|(_, l)| *l == lemma)
 }
 
-/// Irregular nouns: plural and singular.
-const IRREGULAR_NOUNS: [(&str, &str); 10] = [
+/// Irregular nouns: plural and singular ("-f"/"-fe" nouns that take "-ves" among them: "How
+/// many knifes?" and a "wive" were written before they were listed).
+const IRREGULAR_NOUNS: [(&str, &str); 21] = [
+    ("knives", "knife"),
+    ("wives", "wife"),
+    ("housewives", "housewife"),
+    ("lives", "life"),
+    ("leaves", "leaf"),
+    ("shelves", "shelf"),
+    ("loaves", "loaf"),
+    ("wolves", "wolf"),
+    ("calves", "calf"),
+    ("halves", "half"),
+    ("scarves", "scarf"),
     ("men", "man"),
     ("women", "woman"),
     ("children", "child"),
@@ -786,6 +798,14 @@ pub fn swap_noun(noun: &str, avoid: &[String], seed: u64) -> Option<&'static str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nouns_in_f_take_ves() {
+        assert_eq!(plural("knife"), "knives");
+        assert_eq!(singular("knives"), "knife");
+        assert_eq!(singular("wives"), "wife");
+        assert!(is_person_noun("wives"));
+    }
 
     #[test]
     fn inflects() {
