@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use foldhash::fast::RandomState;
 
 use super::parse::{ChunkKind, Parse, Pos, gathers, is_color};
-use super::visible::is_visible;
+use super::visible::{is_clothing, is_visible};
 use super::words::{META, PICTURE_KINDS, names_people};
 use super::words::{is_caption_verb, singular};
 use crate::filter::entities::Entity;
@@ -259,7 +259,7 @@ fn refers_to_a_person(p: &Parse, from: usize) -> bool {
             && p.chunks.iter().any(|c| {
                 c.kind == ChunkKind::Np
                     && c.start == i + 1
-                    && super::visible::is_clothing(&singular(&w[c.head].lower))
+                    && is_clothing(&singular(&w[c.head].lower))
             }))
     })
 }

@@ -189,13 +189,14 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
     // "Who attempts to block a jet?": a question whose second word is the caption's verb asks
     // for that verb's subject, a phrase before it and of no preposition's ("Supporters of
     // nominee PERSON cheer": not PERSON).
+    let verb_of = |w: &String| {
+        let k = key(w);
+        (0..words.len()).find(|&i| words[i].pos == Pos::Verb && caption_keys[i] == k)
+    };
     let subject_verb = q
         .get(1)
         .filter(|w| !FUNCTION.contains(&w.as_str()))
-        .and_then(|w| {
-            let k = key(w);
-            (0..words.len()).find(|&i| words[i].pos == Pos::Verb && caption_keys[i] == k)
-        });
+        .and_then(verb_of);
     // "What does the shot show?" of "This shot of the cul-de-sac shows the house": a question
     // ending in a depicting verb of the caption, after "does"/"do"/"did", asks for what follows
     // that verb, not for the "of" phrase near its subject (what the picture shows).
@@ -206,10 +207,7 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
                 && matches!(q[1].as_str(), "does" | "do" | "did")
                 && DEPICTING.contains(&w.as_str())
         })
-        .and_then(|w| {
-            let k = key(w);
-            (0..words.len()).find(|&i| words[i].pos == Pos::Verb && caption_keys[i] == k)
-        });
+        .and_then(verb_of);
     // Spans of the kind the question asks for.
     let mut spans: Vec<(usize, usize)> = Vec::new();
     for (k, c) in caption.chunks.iter().enumerate() {

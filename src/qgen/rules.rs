@@ -1136,7 +1136,8 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
         Some(ChunkKind::Pp { np }) => (c.subject.0, p.coordination(np).1),
         _ => c.subject,
     };
-    // "PERSON, PERSON, and a Lorenz attractor" is neither a who nor a what.
+    // A phrase of people and things ("PERSON, PERSON, and a Lorenz attractor") is neither a
+    // who nor a what as a whole; its people are asked below.
     let mixed = p
         .chunks
         .iter()

@@ -622,6 +622,7 @@ pub fn is_aimed_at(noun: &str) -> bool {
             Some(ANIMALS | FOOD | DEVICES | SPORTS | CLOTHES | CONTAINERS)
         )
 }
+
 /// Verbs whose subject is a picture that shows their object ("a table showing …", "an engraving
 /// depicting …").
 pub const DEPICTING: [&str; 6] = [
