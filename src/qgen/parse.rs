@@ -376,7 +376,8 @@ pub fn parse(caption: &str) -> Parse {
         {
             tag = known;
         }
-        let finite = |w: &Word| matches!(w.tag, "VBZ" | "VBD" | "VBP");
+        let finite_tag = |t: &str| matches!(t, "VBZ" | "VBD" | "VBP");
+        let finite = |w: &Word| finite_tag(w.tag);
         let before_phrase = next
             .as_deref()
             .is_some_and(|n| matches!(n, "the" | "a" | "an" | "his" | "her" | "their" | "its"));
@@ -454,7 +455,7 @@ pub fn parse(caption: &str) -> Parse {
         // noun and another noun is the compound adjective they make, not the clause's verb —
         // when the clause has a verb of its own and the noun before is no one who could act
         // ("A woman carried groceries home").
-        let finite_tag = |t: &str| matches!(t, "VBZ" | "VBD" | "VBP" | "MD");
+        let verb_or_modal = |t: &str| finite_tag(t) || t == "MD";
         if matches!(tag, "VBD" | "VBN")
             && lower.ends_with("ed")
             && i >= 2
@@ -465,8 +466,8 @@ pub fn parse(caption: &str) -> Parse {
             && tags
                 .get(i + 1)
                 .is_some_and(|t| matches!(tagger.name(*t), "NN" | "NNS"))
-            && (words.iter().any(|w: &Word| finite_tag(w.tag))
-                || tags[i + 1..].iter().any(|t| finite_tag(tagger.name(*t))))
+            && (words.iter().any(|w: &Word| verb_or_modal(w.tag))
+                || tags[i + 1..].iter().any(|t| verb_or_modal(tagger.name(*t))))
         {
             tag = "JJ";
         }

@@ -1147,13 +1147,12 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
             p.words[ch.start..ch.end].iter().any(Word::names_a_person) != c.subject_is_person()
         });
     // "PERSON and the Audi Prologue concept": the people, not the car, are who is in it.
-    let (answer, mixed) = match p.people_end(answer.0) {
-        Some(end) if mixed && c.subject_is_person() => ((answer.0, end), false),
-        _ => (answer, mixed),
+    let answer = match (mixed, p.people_end(answer.0)) {
+        (false, _) => answer,
+        (true, Some(end)) if c.subject_is_person() => (answer.0, end),
+        _ => return,
     };
-    let (wh, t) = if mixed {
-        return;
-    } else if c.subject_is_person() {
+    let (wh, t) = if c.subject_is_person() {
         ("Who", AnswerType::Person)
     } else if is_visible(&singular(&p.words[c.head].lower))
         // "Exterior photo of Heatshield sun shade": a caption that says it is a photograph of a
@@ -1271,7 +1270,7 @@ pub fn there_is(thing: &str, plural: bool) -> String {
     let head = before_of.rsplit(' ').next().unwrap_or(thing).to_lowercase();
     if plural {
         question(&["Are there", thing])
-    } else if MASS_NOUNS.contains(&head.as_str()) {
+    } else if is_mass(&head) {
         question(&["Is there", thing])
     } else {
         question(&[&with_article("Is there a", thing)])
