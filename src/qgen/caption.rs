@@ -264,6 +264,18 @@ fn refers_to_a_person(p: &Parse, from: usize) -> bool {
     })
 }
 
+/// Whether the name whose last word is `head`, ending a phrase at `end`, is a person's that the
+/// filter's gazetteer does not know: a capitalised proper noun with no entity, that the sentence
+/// after it gives a person's possessive or clothes ([`refers_to_a_person`]). The question rules
+/// and the reader ask "who" of it as the gate takes it for a person.
+pub(super) fn is_unlisted_person(p: &Parse, head: usize, end: usize) -> bool {
+    let w = &p.words[head];
+    w.tag == "NNP"
+        && w.entity.is_none()
+        && w.text.starts_with(char::is_uppercase)
+        && refers_to_a_person(p, end)
+}
+
 /// `text` without parenthesised or bracketed parts: credits ("(Photo by …)"), affiliations
 /// ("(R-GA)"), labels ("(Photos)", "(WATCH FULL VIDEO)"). An unclosed bracket runs to the end.
 /// A text wholly in brackets ("[A GNU head]", as some sites mark a logo's alt text) is its own
@@ -1359,8 +1371,12 @@ fn is_clock(cores: &[Cow<str>], i: usize) -> usize {
 /// The number of tokens of the date or time starting at `i` (0 when none does).
 fn time_len(tokens: &[&str], cores: &[Cow<str>], i: usize) -> usize {
     let word = |k: usize| cores.get(k).map_or("", |c| &**c);
-    // A comma inside a date ("Tuesday, November 26") continues it; one after its last token ends it.
-    let continues = |k: usize| !tokens[k].ends_with(['.', ';', ':', '!', '?']);
+    // A comma inside a date ("Tuesday, November 26") continues it; one after its last token ends
+    // it. An abbreviated month's own full stop ends nothing: "on Dec. 3, in New York".
+    let continues = |k: usize| {
+        !tokens[k].ends_with(['.', ';', ':', '!', '?'])
+            || (tokens[k].ends_with('.') && MONTHS[12..].contains(&word(k)))
+    };
     let w = word(i);
     if TIME_ADVERBS.contains(&w) {
         return 1;
@@ -1472,13 +1488,17 @@ fn without_times(sentence: &str) -> String {
         }
         let end = start + n;
         // The removed span's closing punctuation stays with the sentence: "Texas, on November
-        // 25." → "Texas."; a comma only when the text before had one. "a.m." ends in its own full
-        // stop, not the sentence's.
+        // 25." → "Texas."; a comma only when the text before had one, or when a date with no
+        // preposition closes an aside ("Dorsett, photographed in his home December 19, 2013,
+        // faces …" keeps the comma before its verb). "a.m." ends in its own full stop, not the
+        // sentence's.
         let abbreviated = cores[end - 1].contains('.');
+        let last = tokens[end - 1];
         let closing = if abbreviated {
             ""
+        } else if !preposition && last.ends_with(',') {
+            ","
         } else {
-            let last = tokens[end - 1];
             &last[last.trim_end_matches(['.', '!', '?', ';', ':']).len()..]
         };
         if !out.is_empty() && !closing.is_empty() {
@@ -1544,6 +1564,20 @@ mod tests {
             (
                 "Photo: a dog runs on the beach on 26 November 2024 | Getty Images",
                 "a dog runs on the beach",
+            ),
+            // A date with no preposition that closes an aside keeps the aside's comma: taken
+            // with the date, it had left "in his home faces", and no clause was read.
+            (
+                "COLLISION COURSE: Dorsett, photographed in his home December 19, 2013, faces his \
+                 old, battle-scarred helmet.",
+                "Dorsett, photographed in his home, faces his old, battle-scarred helmet.",
+            ),
+            // An abbreviated month's full stop is not the date's end: it had left "a press
+            // conference. 3, in New York".
+            (
+                "A police officer demonstrates a body camera during a press conference on Dec. 3, \
+                 in New York",
+                "A police officer demonstrates a body camera during a press conference in New York",
             ),
             // Reuters' label (trafilatura's test pages): before, the text was cut at "photo:".
             (

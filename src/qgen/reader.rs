@@ -217,7 +217,10 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
             }
             ("who", ChunkKind::Np) => {
                 let head = &words[c.head];
-                if head.entity.is_some() || caption.names_a_person(c.start, c.head) {
+                if head.entity.is_some()
+                    || caption.names_a_person(c.start, c.head)
+                    || super::caption::is_unlisted_person(caption, c.head, c.end)
+                {
                     // Who is in a picture are its people, not the things named with them.
                     let end = in_the_picture
                         .then(|| caption.people_end(c.start))
@@ -427,6 +430,13 @@ mod tests {
         assert_eq!(
             answer_text("What does PERSON puff on?", c).as_deref(),
             Some("another cigarette")
+        );
+        // A name the gazetteer misses is a person's when the sentence gives it "his" (it was read
+        // as no one).
+        let c = "Dorsett, photographed in his home, faces his old, battle-scarred helmet.";
+        assert_eq!(
+            answer_text("Who faces his old, battle-scarred helmet?", c).as_deref(),
+            Some("Dorsett")
         );
         // What a picture shows is after its depicting verb, not the "of" phrase of its subject.
         let c = "This shot of the cliff-top cul-de-sac shows the house at the end";
