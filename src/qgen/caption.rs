@@ -448,10 +448,11 @@ fn without_dateline(text: &str) -> &str {
 }
 
 /// Abbreviations after which a full stop ends no sentence.
-const ABBREVIATIONS: [&str; 38] = [
+const ABBREVIATIONS: [&str; 43] = [
     "mr", "mrs", "ms", "dr", "gov", "rep", "sen", "pres", "gen", "lt", "col", "capt", "sgt", "cpl",
     "maj", "adm", "st", "ave", "blvd", "rd", "mt", "ft", "jr", "sr", "no", "inc", "co", "corp",
-    "ltd", "vs", "jan", "feb", "aug", "sept", "oct", "nov", "dec", "prof",
+    "ltd", "vs", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
+    "dec", "prof",
 ];
 
 /// The first sentence of `text`: up to a full stop, question or exclamation mark followed by a
@@ -1578,6 +1579,11 @@ mod tests {
                 "A police officer demonstrates a body camera during a press conference on Dec. 3, \
                  in New York",
                 "A police officer demonstrates a body camera during a press conference in New York",
+            ),
+            // "Jul." is no sentence's end: the text was cut after it ("… to pick up, Jul.").
+            (
+                "Vietnamese merchants are waiting for business, Jul. 18, 2013. (VOA - L. Hoang)",
+                "Vietnamese merchants are waiting for business.",
             ),
             // Reuters' label (trafilatura's test pages): before, the text was cut at "photo:".
             (

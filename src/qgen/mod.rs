@@ -225,15 +225,38 @@ impl Reservoir {
         let start = (pick % self.items.len() as u64) as usize;
         (0..self.items.len().min(8))
             .map(|k| &self.items[(start + k) % self.items.len()])
-            .find(|(_, noun)| {
-                let goes_with_people = has_people
-                    && (words::is_person_noun(noun)
-                        || visible::is_clothing(noun)
-                        || visible::is_around_people(noun));
-                !names.iter().any(|n| visible::overlaps(noun, n)) && !goes_with_people
-            })
+            .find(|(_, noun)| may_borrow(noun, names, has_people))
             .cloned()
     }
+}
+
+/// Whether a caption naming `names` (and people, when `has_people`) may be asked a zero count of
+/// `noun` ([`Reservoir::borrow`]).
+fn may_borrow(noun: &str, names: &[String], has_people: bool) -> bool {
+    let goes_with_people = has_people
+        && (words::is_person_noun(noun)
+            || visible::is_clothing(noun)
+            || visible::is_around_people(noun));
+    !names.iter().any(|n| visible::overlaps(noun, n)) && !goes_with_people
+}
+
+/// A zero count of a thing from the fixed vocabulary ([`visible::things`]), where the reservoir
+/// has none to lend: at the start of a stream, before it has offered a noun, or when every
+/// candidate names what the caption names. Without it a short stream's first captions got no
+/// zero count and lost the "no" that keeps their "yes". Under the rules of a borrowed one;
+/// `pick` (a caption's hash) chooses where the search starts.
+fn fixed_count(names: &[String], has_people: bool, pick: u64) -> Option<(String, String)> {
+    let things = visible::things();
+    let start = (pick % things.len() as u64) as usize;
+    (0..things.len())
+        .map(|k| things[(start + k) % things.len()])
+        .find(|noun| zero_countable(noun) && may_borrow(noun, names, has_people))
+        .map(|noun| {
+            (
+                format!("How many {} are there?", words::plural(noun)),
+                noun.to_string(),
+            )
+        })
 }
 
 /// Whether a zero count may ask about the singular noun `noun` a caption names: a thing a
@@ -405,7 +428,12 @@ impl Generator {
             let mut names: Vec<String> =
                 p.words.iter().map(|w| words::singular(&w.lower)).collect();
             let people = mentions_people(p);
-            if let Some((question, noun)) = self.reservoir.borrow(&names, people, None) {
+            let hash = crate::bus::stable_hash(text.as_bytes());
+            if let Some((question, noun)) = self
+                .reservoir
+                .borrow(&names, people, None)
+                .or_else(|| fixed_count(&names, people, hash))
+            {
                 names.push(noun);
                 let zero = Proposal::unspanned(question, "0", AnswerType::Count);
                 proposals.push((zero, Source::HowManyZero));
@@ -418,8 +446,13 @@ impl Generator {
                 .filter(|(q, _)| q.answer_type == AnswerType::Boolean)
                 .count();
             if booleans == 1 {
-                let pick = Some(crate::bus::stable_hash(text.as_bytes()));
-                match self.reservoir.borrow(&names, people, pick) {
+                // The fixed vocabulary's search starts elsewhere than the zero count's.
+                let fixed = || fixed_count(&names, people, hash.rotate_left(32));
+                match self
+                    .reservoir
+                    .borrow(&names, people, Some(hash))
+                    .or_else(fixed)
+                {
                     Some((_, noun)) => {
                         let no = rules::there_is(&noun, false);
                         let no = Proposal::unspanned(no, "no", AnswerType::Boolean);
@@ -623,14 +656,24 @@ mod tests {
     }
 
     #[test]
-    fn a_lone_yes_gets_a_no_of_a_thing_the_stream_names_or_goes() {
+    fn a_lone_yes_gets_a_no_of_a_thing_the_stream_or_the_vocabulary_names() {
         let mut g = Generator::new(Settings::default());
-        // Nothing borrowed yet: no "no", so no "yes" either.
+        // Nothing to borrow yet: the "no" is of a thing of the fixed vocabulary (there had been
+        // no "no", and so no "yes" either).
         let first = g.generate("Beach chairs on the North Sea").unwrap();
+        let booleans: Vec<&Qa> = first
+            .qa
+            .iter()
+            .filter(|q| q.answer_type == "boolean")
+            .collect();
+        assert_eq!(booleans.len(), 2, "{:#?}", first.qa);
+        assert_eq!(booleans[0].question, "Are there beach chairs?");
         assert!(
-            !first.qa.iter().any(|q| q.answer_type == "boolean"),
+            visible::things()
+                .iter()
+                .any(|t| booleans[1].question == rules::there_is(t, false)),
             "{:#?}",
-            first.qa
+            booleans
         );
         g.generate("two dogs playing with a ball in the snow")
             .unwrap();
@@ -690,12 +733,55 @@ mod tests {
         let mut g = Generator::new(Settings::default());
         g.generate("a tall tree next to a red building with two flags")
             .unwrap();
+        // Nothing but the background offered: the zero count is the fixed vocabulary's.
         let out = g.generate("a man riding a horse on a dirt road").unwrap();
-        assert!(out.qa.iter().all(|q| q.answer != "0"), "{:#?}", out.qa);
-        // A thing of the foreground is still borrowed.
+        let background = ["trees", "buildings", "flags"];
+        let zero = out
+            .qa
+            .iter()
+            .find(|q| q.answer == "0")
+            .expect("a zero count");
+        assert!(
+            !background.iter().any(|b| zero.question.contains(b)),
+            "{zero:?}"
+        );
+        // A thing of the foreground is borrowed.
         g.generate("two dogs playing with a ball").unwrap();
         let out = g.generate("a man riding a horse on a dirt road").unwrap();
-        assert!(out.qa.iter().any(|q| q.answer == "0"), "{:#?}", out.qa);
+        let zero = out
+            .qa
+            .iter()
+            .find(|q| q.answer == "0")
+            .expect("a zero count");
+        assert!(
+            ["How many dogs are there?", "How many balls are there?"]
+                .contains(&zero.question.as_str()),
+            "{zero:?}"
+        );
+    }
+
+    #[test]
+    fn a_streams_first_caption_gets_a_zero_count_of_the_fixed_vocabulary() {
+        // Before, the reservoir was empty and the caption got no zero count at all.
+        let caption = "a man riding a horse on a dirt road";
+        let zero = |g: &mut Generator| {
+            let out = g.generate(caption).unwrap();
+            out.qa
+                .into_iter()
+                .find(|q| q.answer == "0")
+                .expect("a zero count")
+        };
+        let first = zero(&mut Generator::new(Settings::default()));
+        assert_eq!(first.source, "how_many_zero");
+        // Of a thing the vocabulary lists, not the horse nor its kind, and the same in every run.
+        assert!(
+            visible::things()
+                .iter()
+                .any(|t| first.question == format!("How many {} are there?", words::plural(t))),
+            "{first:?}"
+        );
+        assert!(!first.question.contains("horse") && !first.question.contains("animal"));
+        assert_eq!(zero(&mut Generator::new(Settings::default())), first);
     }
 
     #[test]

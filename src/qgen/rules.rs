@@ -1212,9 +1212,11 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
 /// stay balanced.
 fn existence(c: &Clause, out: &mut Vec<Proposal>) {
     let p = c.p;
-    // "A table showing the number of bugs" is the picture, not a table in it.
+    // "A table showing the number of bugs" is the picture, not a table in it; but in "Line
+    // drawing of an ink pen" the subject is what the picture is of.
+    let of_the_picture = c.picture.is_none_or(|(_, end, _)| c.subject.0 > end);
     if out.iter().any(|q| q.answer_type == AnswerType::Boolean)
-        || c.picture.is_some()
+        || !of_the_picture
         || c.verb.is_some_and(|(v, _)| depicts(p, &v))
     {
         return;
@@ -2385,6 +2387,17 @@ mod tests {
             "Sienna Miller flaunts her curvaceous figure in a bikini",
             "What does Sienna Miller flaunt?",
             "her curvaceous figure",
+        );
+    }
+
+    #[test]
+    fn what_a_drawing_is_of_is_asked_whether_it_is_there() {
+        // The picture's kind stopped the question; what it is of is in it.
+        has("Line drawing of an ink pen", "Is there an ink pen?", "yes");
+        // But a table showing a number is the picture, not a table in it.
+        not_asked(
+            "A table showing the total number of remaining bugs",
+            &|(q, _)| q.starts_with("Is there"),
         );
     }
 

@@ -482,6 +482,13 @@ pub fn is_listed_thing(noun: &str) -> bool {
     kind_of(noun).is_some() || index().scenes.contains(noun) || SIGNS.contains(&noun)
 }
 
+/// The things of [`KINDS`] (not the kinds' own names), in their order: the fixed vocabulary a
+/// zero count falls back on where the stream has offered no noun a caption may borrow.
+pub fn things() -> &'static [&'static str] {
+    static THINGS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    THINGS.get_or_init(|| KINDS.iter().flat_map(|k| k[1..].iter().copied()).collect())
+}
+
 /// Whether "how many" may ask about the singular lower-case noun `noun`: a countable visible
 /// thing, not a person (people are counted by the caption's own numbers only).
 pub fn is_countable(noun: &str) -> bool {
