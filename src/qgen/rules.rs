@@ -287,6 +287,21 @@ impl<'a> Clause<'a> {
                 clause.described_by = object.map(|o| (participle.head, o));
             }
         }
+        // "Swartz with glasses, smiling with PERSON": a fragment's participle after a comma,
+        // with no finite verb after it, is the subject's.
+        if chunks
+            .get(k)
+            .is_some_and(|c| c.kind == ChunkKind::Other && p.words[c.start].text == ",")
+            && chunks
+                .get(k + 1)
+                .is_some_and(|c| participle(c) && p.words[c.head].tag == "VBG")
+            && !chunks[k + 2..].iter().any(|c| {
+                c.kind == ChunkKind::Verb
+                    && matches!(p.words[c.head].tag, "VBZ" | "VBP" | "VBD" | "MD")
+            })
+        {
+            k += 1;
+        }
         let Some(v) = chunks.get(k).filter(|c| c.kind == ChunkKind::Verb) else {
             // No verb: "a cat on a bed", "a red bus". A place in the frame after a "with" phrase
             // is the with-object's: "a large mountain with a lake in the foreground" (the lake
@@ -653,9 +668,18 @@ fn worn(c: &Clause, out: &mut Vec<Proposal>) {
     if !c.subject_is_person() || out.iter().any(|q| q.question.ends_with("wearing?")) {
         return;
     }
-    for ch in p.chunks.iter().filter(|ch| ch.start >= c.subject.1) {
+    // Another person named first owns the clothes after them, even in a place phrase ("talks to
+    // a woman in a red dress"); but not after "and" and a verb of the subject's own ("takes her
+    // son PERSON to school and looked great in an olive sweater").
+    let mut owned = false;
+    let chunks: Vec<&Chunk> = p
+        .chunks
+        .iter()
+        .filter(|ch| ch.start >= c.subject.1)
+        .collect();
+    for (k, ch) in chunks.iter().enumerate() {
         match ch.kind {
-            ChunkKind::Pp { np } if p.words[ch.start].lower == "in" => {
+            ChunkKind::Pp { np } if p.words[ch.start].lower == "in" && !owned => {
                 let head = &p.words[p.chunks[np].head];
                 if is_clothing(&singular(&head.lower)) {
                     let (_, end) = p.coordination(np);
@@ -669,10 +693,14 @@ fn worn(c: &Clause, out: &mut Vec<Proposal>) {
                     return;
                 }
             }
-            ChunkKind::Np if p.words[ch.head].names_a_person() => {
-                // Another person named first owns the clothes after them, even in a place
-                // phrase ("talks to a woman in a red dress").
-                return;
+            ChunkKind::Np if p.words[ch.head].names_a_person() => owned = true,
+            ChunkKind::Other
+                if p.words[ch.start].lower == "and"
+                    && chunks
+                        .get(k + 1)
+                        .is_some_and(|n| n.kind == ChunkKind::Verb && n.start == ch.end) =>
+            {
+                owned = false;
             }
             _ => {}
         }
@@ -1233,6 +1261,25 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
     };
     let fallback = || {
         let object = c.object.map(|(s, _, h)| (s, h));
+        // "demonstrates how to use and operate a body camera": an infinitive's object right
+        // after a verb that has none.
+        let infinitive = c.verb.filter(|_| c.object.is_none()).and_then(|(v, _)| {
+            let mut i = v.end + usize::from(p.words.get(v.end).is_some_and(|w| w.tag == "WRB"));
+            p.words.get(i).filter(|w| w.tag == "TO")?;
+            i += 1;
+            while p
+                .words
+                .get(i)
+                .is_some_and(|w| w.tag == "VB" || (w.pos == Pos::Conj && i > v.end + 2))
+            {
+                i += 1;
+            }
+            let np = p
+                .chunks
+                .iter()
+                .find(|ch| ch.start == i && ch.kind == ChunkKind::Np)?;
+            Some((np.start, np.head))
+        });
         // Only places, and where a thing comes from or what is with it ("being carried from an
         // ambulance"): "during election night" asks of no thing.
         let places = c.places.iter().filter_map(|pp| match pp.kind {
@@ -1248,6 +1295,7 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
         // and "a wardrobe mishap", which a person's caption names more often than a subject.
         object
             .into_iter()
+            .chain(infinitive)
             .chain(places)
             .find(|&(_, h)| visible_thing(p, h) && is_listed_thing(&singular(&p.words[h].lower)))
     };
@@ -2388,6 +2436,49 @@ mod tests {
             "What does Sienna Miller flaunt?",
             "her curvaceous figure",
         );
+    }
+
+    #[test]
+    fn a_fragments_participle_after_a_comma_is_its_verb() {
+        // No verb was read past the comma, and nothing but the subject was asked.
+        has(
+            "Swartz with glasses, smiling with PERSON",
+            "Who is Swartz smiling with?",
+            "PERSON",
+        );
+        // With a finite verb after it, the participle is an aside.
+        has(
+            "PERSON, smiling, poses with fans",
+            "Who poses with fans?",
+            "PERSON",
+        );
+    }
+
+    #[test]
+    fn an_infinitives_object_is_asked_whether_it_is_there() {
+        // "how to use and operate" hid the camera from the question of what is there.
+        has(
+            "A police officer demonstrates how to use and operate a body camera during a press \
+             conference",
+            "Is there a body camera?",
+            "yes",
+        );
+    }
+
+    #[test]
+    fn clothes_after_the_subjects_own_second_verb_are_the_subjects() {
+        // The son named first had taken the sweater.
+        let c = "PERSON takes her son PERSON to school this morning and looked great in an olive \
+                 V-neck sweater";
+        has(c, "What is PERSON wearing?", "an olive V-neck sweater");
+        assert_eq!(
+            crate::qgen::reader::answer("What is PERSON wearing?", &parse(c)).as_deref(),
+            Some("an olive V-neck sweater")
+        );
+        // Another person's clothes stay theirs.
+        not_asked("PERSON talks to a woman in a red dress", &|(q, _)| {
+            q.ends_with("wearing?")
+        });
     }
 
     #[test]
