@@ -1266,6 +1266,7 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
         let infinitive = c.verb.filter(|_| c.object.is_none()).and_then(|(v, _)| {
             let mut i = v.end + usize::from(p.words.get(v.end).is_some_and(|w| w.tag == "WRB"));
             p.words.get(i).filter(|w| w.tag == "TO")?;
+            p.words.get(i + 1).filter(|w| w.tag == "VB")?;
             i += 1;
             while p
                 .words
@@ -1274,10 +1275,12 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
             {
                 i += 1;
             }
-            let np = p
-                .chunks
-                .iter()
-                .find(|ch| ch.start == i && ch.kind == ChunkKind::Np)?;
+            // Not "a jet | of water": the quantity's thing is what is there.
+            let np = p.chunks.iter().find(|ch| {
+                ch.start == i
+                    && ch.kind == ChunkKind::Np
+                    && p.words.get(ch.end).is_none_or(|w| w.lower != "of")
+            })?;
             Some((np.start, np.head))
         });
         // Only places, and where a thing comes from or what is with it ("being carried from an
@@ -2462,6 +2465,11 @@ mod tests {
              conference",
             "Is there a body camera?",
             "yes",
+        );
+        // Not the quantity of "a jet of water" (a jet is a plane), nor a preposition's phrase.
+        not_asked(
+            "A protester attempts to block a jet of water from police",
+            &|(q, _)| q == "Is there a jet?",
         );
     }
 
