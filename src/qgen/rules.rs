@@ -1040,6 +1040,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
     described_by(&c, &mut out);
     worn(&c, &mut out);
     existence(&c, &mut out);
+    picture_kind(&c, seed, &mut out);
     if let Some((s, e)) = c.complement
         && all_colours(p, s, e)
     {
@@ -1344,6 +1345,34 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
         "yes",
         AnswerType::Boolean,
     ));
+}
+
+/// "Is this a map? — yes" and "Is this a photograph? — no" of "Map of Cleveland showing …",
+/// when no other yes/no question is asked: what kind of picture it is, of the kinds that are no
+/// other (a map is no logo; but a portrait may be a photograph or a painting, and a diagram a
+/// drawing, so those are not asked). The "no" is one of the kinds the picture cannot be, picked
+/// by `seed`.
+fn picture_kind(c: &Clause, seed: u64, out: &mut Vec<Proposal>) {
+    let Some((_, _, h)) = c.picture else {
+        return;
+    };
+    if out.iter().any(|q| q.answer_type == AnswerType::Boolean) {
+        return;
+    }
+    let kind = c.p.words[h].lower.as_str();
+    let others: &[&str] = match kind {
+        "map" => &["photograph", "logo"],
+        "logo" => &["photograph", "map"],
+        "chart" | "graph" | "diagram" | "plot" | "infographic" => &["photograph", "map"],
+        "drawing" | "sketch" | "cartoon" | "illustration" => &["photograph", "map"],
+        _ => return,
+    };
+    let other = others[(seed as usize) % others.len()];
+    yes_no(
+        out,
+        question(&[&with_article("Is this a", kind)]),
+        question(&[&with_article("Is this a", other)]),
+    );
 }
 
 /// "Is there a horse?", "Are there beach chairs?", "Is there bread?" of `thing` (singular, or
@@ -2486,6 +2515,31 @@ mod tests {
         // Another person's clothes stay theirs.
         not_asked("PERSON talks to a woman in a red dress", &|(q, _)| {
             q.ends_with("wearing?")
+        });
+    }
+
+    #[test]
+    fn a_picture_of_a_kind_no_other_is_asked_its_kind() {
+        // Only "What kind of picture is this?" and a zero count were asked of these.
+        for (caption, kind) in [
+            ("Logo of the Pacific Islands Forum", "logo"),
+            ("Map of Cleveland showing location of last sightings", "map"),
+        ] {
+            has(caption, &format!("Is this a {kind}?"), "yes");
+            let all = qa(caption);
+            let no = all.iter().find(|(_, a)| a == "no").expect("a no");
+            assert!(
+                ["Is this a photograph?", "Is this a logo?", "Is this a map?"]
+                    .contains(&no.0.as_str())
+                    && no.0 != format!("Is this a {kind}?"),
+                "{all:#?}"
+            );
+        }
+        // A portrait may be a photograph: not asked.
+        not_asked("Portrait of a woman", &|(q, _)| q.starts_with("Is this"));
+        // What a drawing is of is asked instead, when it is a thing one could see.
+        not_asked("Line drawing of an ink pen", &|(q, _)| {
+            q.starts_with("Is this")
         });
     }
 
