@@ -1356,7 +1356,13 @@ fn picture_kind(c: &Clause, seed: u64, out: &mut Vec<Proposal>) {
     let Some((_, _, h)) = c.picture else {
         return;
     };
-    if out.iter().any(|q| q.answer_type == AnswerType::Boolean) {
+    // "Map of …", "A diagram showing …": the caption is of the picture itself. "The Yahoo logo
+    // is shown at the company's headquarters" is a photograph of a logo.
+    let of_itself = match c.verb {
+        None => true,
+        Some((v, form)) => depicts(c.p, &v) && matches!(form, Form::Simple | Form::Progressive),
+    };
+    if !of_itself || out.iter().any(|q| q.answer_type == AnswerType::Boolean) {
         return;
     }
     let kind = c.p.words[h].lower.as_str();
@@ -2535,8 +2541,12 @@ mod tests {
                 "{all:#?}"
             );
         }
-        // A portrait may be a photograph: not asked.
+        // A portrait may be a photograph: not asked; nor is a logo shown somewhere.
         not_asked("Portrait of a woman", &|(q, _)| q.starts_with("Is this"));
+        not_asked(
+            "The Yahoo logo is shown at the company's headquarters in Sunnyvale",
+            &|(q, _)| q.starts_with("Is this"),
+        );
         // What a drawing is of is asked instead, when it is a thing one could see.
         not_asked("Line drawing of an ink pen", &|(q, _)| {
             q.starts_with("Is this")
