@@ -601,6 +601,18 @@ fn is_title_case(sentence: &str) -> bool {
     {
         return true;
     }
+    // "Chef of the Day", "Deal of the Week": a feature's title, not a place's name.
+    if let [.., of, the, period] = tokens.as_slice()
+        && tokens.len() <= 5
+        && *of == "of"
+        && *the == "the"
+        && matches!(
+            period.trim_end_matches(['.', '!']),
+            "Day" | "Week" | "Month" | "Year"
+        )
+    {
+        return true;
+    }
     // A name closing the sentence after a preposition and "the" is a place's, which a caption
     // capitalises too: "Vineyards in the Ahr Valley".
     let name_from = tokens.len()
@@ -1750,6 +1762,8 @@ mod tests {
                 NotDescription::Headline,
             ),
             ("Sentra I-Style Makes a Statement", NotDescription::Headline),
+            // A feature's title: it was read as a chef in a place named "the Day".
+            ("Chef of the Day", NotDescription::Headline),
             ("Who were the MH17 crash victims?", NotDescription::Question),
             (
                 "What's the Best Place to Watch the Solar Eclipse? This Simulator Can Help",
