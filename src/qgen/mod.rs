@@ -728,31 +728,30 @@ mod tests {
         );
     }
 
+    /// The zero count `g` asks of `caption`.
+    fn zero_count(g: &mut Generator, caption: &str) -> Qa {
+        let out = g.generate(caption).unwrap();
+        out.qa
+            .into_iter()
+            .find(|q| q.answer == "0")
+            .expect("a zero count")
+    }
+
     #[test]
     fn no_zero_count_asks_about_the_background() {
         let mut g = Generator::new(Settings::default());
         g.generate("a tall tree next to a red building with two flags")
             .unwrap();
         // Nothing but the background offered: the zero count is the fixed vocabulary's.
-        let out = g.generate("a man riding a horse on a dirt road").unwrap();
+        let zero = zero_count(&mut g, "a man riding a horse on a dirt road");
         let background = ["trees", "buildings", "flags"];
-        let zero = out
-            .qa
-            .iter()
-            .find(|q| q.answer == "0")
-            .expect("a zero count");
         assert!(
             !background.iter().any(|b| zero.question.contains(b)),
             "{zero:?}"
         );
         // A thing of the foreground is borrowed.
         g.generate("two dogs playing with a ball").unwrap();
-        let out = g.generate("a man riding a horse on a dirt road").unwrap();
-        let zero = out
-            .qa
-            .iter()
-            .find(|q| q.answer == "0")
-            .expect("a zero count");
+        let zero = zero_count(&mut g, "a man riding a horse on a dirt road");
         assert!(
             ["How many dogs are there?", "How many balls are there?"]
                 .contains(&zero.question.as_str()),
@@ -764,14 +763,7 @@ mod tests {
     fn a_streams_first_caption_gets_a_zero_count_of_the_fixed_vocabulary() {
         // Before, the reservoir was empty and the caption got no zero count at all.
         let caption = "a man riding a horse on a dirt road";
-        let zero = |g: &mut Generator| {
-            let out = g.generate(caption).unwrap();
-            out.qa
-                .into_iter()
-                .find(|q| q.answer == "0")
-                .expect("a zero count")
-        };
-        let first = zero(&mut Generator::new(Settings::default()));
+        let first = zero_count(&mut Generator::new(Settings::default()), caption);
         assert_eq!(first.source, "how_many_zero");
         // Of a thing the vocabulary lists, not the horse nor its kind, and the same in every run.
         assert!(
@@ -781,7 +773,10 @@ mod tests {
             "{first:?}"
         );
         assert!(!first.question.contains("horse") && !first.question.contains("animal"));
-        assert_eq!(zero(&mut Generator::new(Settings::default())), first);
+        assert_eq!(
+            zero_count(&mut Generator::new(Settings::default()), caption),
+            first
+        );
     }
 
     #[test]

@@ -276,12 +276,10 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
     }
     // "What is PERSON wearing?" asks for clothes where the caption names some: not "this
     // morning" of "takes her son to school this morning and looked great in an olive sweater".
-    if wearing
-        && spans
-            .iter()
-            .any(|&(s, e)| (s..e).any(|i| is_clothing(&singular(&words[i].lower))))
-    {
-        spans.retain(|&(s, e)| (s..e).any(|i| is_clothing(&singular(&words[i].lower))));
+    let clothes =
+        |&(s, e): &(usize, usize)| (s..e).any(|i| is_clothing(&singular(&words[i].lower)));
+    if wearing && spans.iter().any(clothes) {
+        spans.retain(clothes);
     }
     // "What does PERSON puff on? — another cigarette": the phrase of the stranded preposition
     // right after the question's verb is what it governs, wherever the other words point.

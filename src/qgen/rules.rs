@@ -1348,10 +1348,10 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
 }
 
 /// "Is this a map? — yes" and "Is this a photograph? — no" of "Map of Cleveland showing …",
-/// when no other yes/no question is asked: what kind of picture it is, of the kinds that are no
-/// other (a map is no logo; but a portrait may be a photograph or a painting, and a diagram a
-/// drawing, so those are not asked). The "no" is one of the kinds the picture cannot be, picked
-/// by `seed`.
+/// when no other yes/no question is asked: what kind of picture it is, for the kinds whose "no"
+/// is sure (a map is no logo and no photograph). A portrait, a painting or a poster may be a
+/// photograph too, so they are not asked; and the "no" never names a kind the picture could
+/// also be (a diagram is not asked whether it is a drawing). The "no" is picked by `seed`.
 fn picture_kind(c: &Clause, seed: u64, out: &mut Vec<Proposal>) {
     let Some((_, _, h)) = c.picture else {
         return;
@@ -1369,8 +1369,8 @@ fn picture_kind(c: &Clause, seed: u64, out: &mut Vec<Proposal>) {
     let others: &[&str] = match kind {
         "map" => &["photograph", "logo"],
         "logo" => &["photograph", "map"],
-        "chart" | "graph" | "diagram" | "plot" | "infographic" => &["photograph", "map"],
-        "drawing" | "sketch" | "cartoon" | "illustration" => &["photograph", "map"],
+        "chart" | "graph" | "diagram" | "plot" | "infographic" | "drawing" | "sketch"
+        | "cartoon" | "illustration" => &["photograph", "map"],
         _ => return,
     };
     let other = others[(seed as usize) % others.len()];
