@@ -447,12 +447,12 @@ fn without_dateline(text: &str) -> &str {
     text
 }
 
-/// Abbreviations after which a full stop ends no sentence.
-const ABBREVIATIONS: [&str; 43] = [
+/// Abbreviations after which a full stop ends no sentence; the months' are
+/// [`is_month_abbreviation`]'s.
+const ABBREVIATIONS: [&str; 31] = [
     "mr", "mrs", "ms", "dr", "gov", "rep", "sen", "pres", "gen", "lt", "col", "capt", "sgt", "cpl",
     "maj", "adm", "st", "ave", "blvd", "rd", "mt", "ft", "jr", "sr", "no", "inc", "co", "corp",
-    "ltd", "vs", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
-    "dec", "prof",
+    "ltd", "vs", "prof",
 ];
 
 /// The first sentence of `text`: up to a full stop, question or exclamation mark followed by a
@@ -472,7 +472,8 @@ fn first_sentence(text: &str) -> &str {
             let word = text[word_start..i].trim_start_matches(['"', '\'']);
             let abbreviation = word.len() == 1
                 || word.contains('.')
-                || ABBREVIATIONS.contains(&word.to_ascii_lowercase().as_str());
+                || ABBREVIATIONS.contains(&word.to_ascii_lowercase().as_str())
+                || is_month_abbreviation(&word.to_ascii_lowercase());
             if abbreviation {
                 continue;
             }
@@ -1349,6 +1350,12 @@ fn may_start_time(word: &str) -> bool {
             .contains(word)
 }
 
+/// Whether `word` (lower case) is a month's abbreviation ("jul", "sept"): [`MONTHS`] after its
+/// twelve full names.
+fn is_month_abbreviation(word: &str) -> bool {
+    MONTHS[12..].contains(&word)
+}
+
 fn is_month(word: &str) -> bool {
     MONTHS.contains(&word)
 }
@@ -1388,7 +1395,7 @@ fn time_len(tokens: &[&str], cores: &[Cow<str>], i: usize) -> usize {
     // it. An abbreviated month's own full stop ends nothing: "on Dec. 3, in New York".
     let continues = |k: usize| {
         !tokens[k].ends_with(['.', ';', ':', '!', '?'])
-            || (tokens[k].ends_with('.') && MONTHS[12..].contains(&word(k)))
+            || (tokens[k].ends_with('.') && is_month_abbreviation(word(k)))
     };
     let w = word(i);
     if TIME_ADVERBS.contains(&w) {

@@ -405,7 +405,9 @@ impl Generator {
                 outcomes[i].not_description = verdicts[i];
                 continue;
             }
-            let mut proposals = self.propose(p, text);
+            // The caption's hash seeds the rules' choices and picks its fixed-vocabulary counts.
+            let hash = crate::bus::stable_hash(text.as_bytes());
+            let mut proposals = self.propose(p, hash);
             // Things the caption counts or names (heads of its noun phrases), to ask of later
             // captions with the answer 0.
             let mut counted: Vec<String> = proposals
@@ -428,7 +430,6 @@ impl Generator {
             let mut names: Vec<String> =
                 p.words.iter().map(|w| words::singular(&w.lower)).collect();
             let people = mentions_people(p);
-            let hash = crate::bus::stable_hash(text.as_bytes());
             if let Some((question, noun)) = self
                 .reservoir
                 .borrow(&names, people, None)
@@ -514,11 +515,11 @@ impl Generator {
 
     /// The questions to check for one caption: the rules' when no question model is loaded, else
     /// every span candidate (the first `2 × max_questions`, in the order of [`Source`]) and yes and
-    /// no, with the question left for the model.
-    fn propose(&self, parsed: &Parse, caption: &str) -> Vec<(Proposal, Source)> {
+    /// no, with the question left for the model. `hash` is the caption's, the rules' seed.
+    fn propose(&self, parsed: &Parse, hash: u64) -> Vec<(Proposal, Source)> {
         let candidates = extract(parsed);
         if self.qg.is_none() {
-            return rules::propose(parsed, crate::bus::stable_hash(caption.as_bytes()))
+            return rules::propose(parsed, hash)
                 .into_iter()
                 .map(|p| {
                     let source = match p.span {

@@ -210,11 +210,21 @@ impl<'a> Clause<'a> {
         // that agrees with the subject follows: "Dorsett, photographed in his home, faces his old
         // helmet" (in "A shield, flanked by two figures, topped with a crown" the participles
         // are a list).
-        let participle = |c: &Chunk| {
+        // A participle opening its chunk; alone in it, for an aside or a fragment's verb.
+        let opens_participle = |c: &Chunk| {
             c.kind == ChunkKind::Verb
                 && c.start == c.head
-                && c.end == c.head + 1
                 && matches!(p.words[c.head].tag, "VBN" | "VBG")
+        };
+        let participle = |c: &Chunk| opens_participle(c) && c.end == c.head + 1;
+        // A verb in the present that agrees with the subject.
+        let agrees = |c: &Chunk| {
+            c.kind == ChunkKind::Verb
+                && match p.words[c.head].tag {
+                    "VBZ" => !plural,
+                    "VBP" => plural,
+                    _ => false,
+                }
         };
         if chunks.get(k).is_some_and(|c| p.words[c.start].text == ",")
             && let Some(close) = (k + 1..chunks.len().min(k + 10)).find(|&j| {
@@ -224,12 +234,7 @@ impl<'a> Clause<'a> {
             && close > k + 1
             && match chunks[k + 1..close].split_first() {
                 Some((first, rest)) if participle(first) => {
-                    let agrees = match p.words[after.head].tag {
-                        "VBZ" => !plural,
-                        "VBP" => plural,
-                        _ => false,
-                    };
-                    agrees && rest.iter().all(|c| c.kind != ChunkKind::Verb)
+                    agrees(after) && rest.iter().all(|c| c.kind != ChunkKind::Verb)
                 }
                 _ => chunks[k + 1..close]
                     .iter()
@@ -241,11 +246,7 @@ impl<'a> Clause<'a> {
         // "This image pulled from video broadcast on state TV shows PERSON", "a man wearing a
         // blue shirt points at a monitor": a participle with its object and phrases after the
         // subject describes it; the sentence's verb comes after them, agreeing with the subject.
-        if let Some(participle) = chunks.get(k).filter(|c| {
-            c.kind == ChunkKind::Verb
-                && c.start == c.head
-                && matches!(p.words[c.head].tag, "VBN" | "VBG")
-        }) {
+        if let Some(participle) = chunks.get(k).filter(|c| opens_participle(c)) {
             let mut j = k + 1;
             let mut object = None;
             if p.words[participle.head].tag == "VBG"
@@ -273,16 +274,7 @@ impl<'a> Clause<'a> {
                     _ => break,
                 }
             }
-            if j > k + 1
-                && chunks.get(j).is_some_and(|c| {
-                    c.kind == ChunkKind::Verb
-                        && match p.words[c.head].tag {
-                            "VBZ" => !plural,
-                            "VBP" => plural,
-                            _ => false,
-                        }
-                })
-            {
+            if j > k + 1 && chunks.get(j).is_some_and(agrees) {
                 k = j;
                 clause.described_by = object.map(|o| (participle.head, o));
             }
@@ -672,12 +664,12 @@ fn worn(c: &Clause, out: &mut Vec<Proposal>) {
     // a woman in a red dress"); but not after "and" and a verb of the subject's own ("takes her
     // son PERSON to school and looked great in an olive sweater").
     let mut owned = false;
-    let chunks: Vec<&Chunk> = p
+    for (k, ch) in p
         .chunks
         .iter()
-        .filter(|ch| ch.start >= c.subject.1)
-        .collect();
-    for (k, ch) in chunks.iter().enumerate() {
+        .enumerate()
+        .filter(|(_, ch)| ch.start >= c.subject.1)
+    {
         match ch.kind {
             ChunkKind::Pp { np } if p.words[ch.start].lower == "in" && !owned => {
                 let head = &p.words[p.chunks[np].head];
@@ -696,7 +688,7 @@ fn worn(c: &Clause, out: &mut Vec<Proposal>) {
             ChunkKind::Np if p.words[ch.head].names_a_person() => owned = true,
             ChunkKind::Other
                 if p.words[ch.start].lower == "and"
-                    && chunks
+                    && p.chunks
                         .get(k + 1)
                         .is_some_and(|n| n.kind == ChunkKind::Verb && n.start == ch.end) =>
             {
@@ -1268,13 +1260,12 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
             let mut i = v.end + usize::from(p.words.get(v.end).is_some_and(|w| w.tag == "WRB"));
             p.words.get(i).filter(|w| w.tag == "TO")?;
             p.words.get(i + 1).filter(|w| w.tag == "VB")?;
-            i += 1;
-            while p
-                .words
-                .get(i)
-                .is_some_and(|w| w.tag == "VB" || (w.pos == Pos::Conj && i > v.end + 2))
+            i += 2;
+            // "use and operate"
+            while p.words.get(i).is_some_and(|w| w.pos == Pos::Conj)
+                && p.words.get(i + 1).is_some_and(|w| w.tag == "VB")
             {
-                i += 1;
+                i += 2;
             }
             // Not "a jet | of water": the quantity's thing is what is there.
             let np = p.chunks.iter().find(|ch| {
