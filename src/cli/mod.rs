@@ -45,8 +45,8 @@ pub enum Command {
     /// Generate visual questions and answers from captions read as JSON lines on stdin (`text`);
     /// print one JSON line per input, in order: `qa`, a list of `question`, `answer`,
     /// `answer_type`, `source` and `f1` (the round trip's token F1), and `not_description`
-    /// (headline, question, call_to_action or nothing_visible) for a caption that describes no
-    /// picture.
+    /// (headline, question, call_to_action, nothing_visible, interface or unlikely) for a caption
+    /// that describes no picture.
     Qgen(text::QgenArgs),
     /// Print the SHA-256 and the perceptual hash of image files, as the fetch stage computes them,
     /// one `SHA256 PHASH PATH` line each: the lines of a test-set file for `[dedup] test_sets`.

@@ -117,9 +117,12 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
         .get_or_init(|| words.iter().map(|w| key(&w.lower)).collect());
     if matches!(first, "is" | "are" | "was" | "were" | "does" | "do" | "did") {
         // "Is PERSON standing?" of "PERSON stands": an -ing form matches its verb's other forms.
+        // "Is there a person?" of "A 2012 image of wrestler Hulk Hogan": any name of a person
+        // is one.
         let all = content.iter().all(|c| {
             caption_keys.contains(c)
                 || participle_lemma(c).is_some_and(|l| caption_keys.contains(&l))
+                || (c == "person" && words.iter().any(|w| w.names_a_person()))
         });
         return Some(if all { "yes" } else { "no" }.to_string());
     }
@@ -193,10 +196,22 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
         let k = key(w);
         (0..words.len()).find(|&i| words[i].pos == Pos::Verb && caption_keys[i] == k)
     };
-    let subject_verb = q
-        .get(1)
-        .filter(|w| !FUNCTION.contains(&w.as_str()))
-        .and_then(verb_of);
+    // So does "Who is waiting for business?": a form of "be" then one of the caption's verbs as
+    // a participle ("Ho PERSON" of "a rickshaw driver waits for business near Ho PERSON's
+    // statue" is no answer).
+    let participle_of = |w: &String| {
+        let lemma = participle_lemma(w)?;
+        (0..words.len()).find(|&i| {
+            words[i].pos == Pos::Verb && (words[i].lower == *w || caption_keys[i] == lemma)
+        })
+    };
+    let subject_verb = match q.get(1).map(String::as_str) {
+        Some("is" | "are") if first == "who" || first == "what" => q.get(2).and_then(participle_of),
+        _ => q
+            .get(1)
+            .filter(|w| !FUNCTION.contains(&w.as_str()))
+            .and_then(verb_of),
+    };
     // "What does the shot show?" of "This shot of the cul-de-sac shows the house": a question
     // ending in a depicting verb of the caption, after "does"/"do"/"did", asks for what follows
     // that verb, not for the "of" phrase near its subject (what the picture shows).
@@ -300,11 +315,30 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
         spans = vec![span];
     }
     if let Some(verb) = subject_verb {
+        // What a picture is of is its subject: "Photo of two people sitting on a couch".
+        let of_a_picture = |pp: &super::parse::Chunk| {
+            caption.preposition(pp) == "of"
+                && pp.start > 0
+                && (META.contains(&words[pp.start - 1].lower.as_str())
+                    || PICTURE_KINDS.contains(&words[pp.start - 1].lower.as_str()))
+        };
         spans.retain(|&(s, e)| {
             e <= verb
-                && !caption.chunks.iter().any(
-                    |c| matches!(c.kind, ChunkKind::Pp { np } if caption.chunks[np].start == s),
-                )
+                && !caption.chunks.iter().any(|c| {
+                    matches!(c.kind, ChunkKind::Pp { np } if caption.chunks[np].start == s)
+                        && !of_a_picture(c)
+                })
+        });
+        // "PERSON, the mayor of Boston, speaks": the subject is the phrase the appositive
+        // (between commas, right after another phrase) describes, though the appositive sits
+        // closer to the verb.
+        let ends: Vec<usize> = spans.iter().map(|&(_, e)| e).collect();
+        spans.retain(|&(s, e)| {
+            let appositive = s > 0
+                && words[s - 1].lower == ","
+                && ends.contains(&(s - 1))
+                && (e..verb).any(|i| words[i].lower == ",");
+            !appositive
         });
     }
     if let Some(verb) = object_verb
@@ -444,6 +478,29 @@ mod tests {
         assert_eq!(
             answer_text("Who faces his old, battle-scarred helmet?", c).as_deref(),
             Some("Dorsett")
+        );
+        // So is a participle's after "is/are", and a subject's appositive is not the subject
+        // though closer to the verb; what a picture is "of" is its subject.
+        let c = "Supporters of nominee PERSON are cheering during election night";
+        assert_eq!(
+            answer_text("Who is cheering during election night?", c).as_deref(),
+            Some("supporters")
+        );
+        let c = "Vietnamese merchants in Ho PERSON are waiting for business";
+        assert_eq!(
+            answer_text("Who is waiting for business?", c).as_deref(),
+            Some("Vietnamese merchants")
+        );
+        let c =
+            "PERSON, owner of Wilbur Vintage Designer Clothes in Queen Village, sits in his store";
+        assert_eq!(
+            answer_text("Who sits in his store?", c).as_deref(),
+            Some("PERSON")
+        );
+        let c = "Black and white photo of two people sitting on a couch";
+        assert_eq!(
+            answer_text("Who is sitting on a couch?", c).as_deref(),
+            Some("2 people")
         );
         // What a picture shows is after its depicting verb, not the "of" phrase of its subject.
         let c = "This shot of the cliff-top cul-de-sac shows the house at the end";

@@ -1294,14 +1294,36 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
             .chain(places)
             .find(|&(_, h)| visible_thing(p, h) && is_listed_thing(&singular(&p.words[h].lower)))
     };
+    let person = p.words[c.head].names_a_person();
+    // A person named by a common noun ("Spectators at the …", "a woman smiling") is asked
+    // itself when nothing else can be.
+    let common = |w: &super::parse::Word| {
+        matches!(w.tag, "NN" | "NNS")
+            && w.entity.is_none()
+            && w.text.starts_with(char::is_lowercase)
+    };
     let chosen = if visible_thing(p, subject.1) {
         Some(subject)
-    } else if p.words[c.head].names_a_person() {
-        fallback()
+    } else if person {
+        fallback().or_else(|| common(&p.words[c.head]).then_some(subject))
     } else {
         None
     };
     let Some((start, head)) = chosen else {
+        // "image of PERSON", "PERSON and PERSON, as seen on …": whoever the name is, the picture
+        // shows a person (or people).
+        if person {
+            let (thing, plural) = if c.plural {
+                ("people", true)
+            } else {
+                ("person", false)
+            };
+            out.push(Proposal::unspanned(
+                there_is(thing, plural),
+                "yes",
+                AnswerType::Boolean,
+            ));
+        }
         return;
     };
     let word = &p.words[head];
@@ -2038,9 +2060,22 @@ mod tests {
         );
         // Of a person, the thing or place the caption names with them.
         has("PERSON on stage", "Is there a stage?", "yes");
-        // Not of people, of a picture's kind, nor when another yes/no question is asked.
+        // Of a person with nothing else to ask, the person: by the common noun, else as a person
+        // (these had one or two Q/A).
+        has("image of PERSON", "Is there a person?", "yes");
+        has("PERSON in a crowd of fans", "Is there a person?", "yes");
+        has(
+            "PERSON and PERSON, as seen on the front pages of local newspapers",
+            "Are there people?",
+            "yes",
+        );
+        has(
+            "Spectators at the so-called Scopes monkey trial",
+            "Are there spectators?",
+            "yes",
+        );
+        // Not of a picture's kind, nor when another yes/no question is asked.
         for caption in [
-            "PERSON in a crowd of fans",
             "A map of the hemisphere",
             "A table showing the number of bugs",
             "a man riding a horse on a dirt road",

@@ -9,7 +9,7 @@ use foldhash::fast::RandomState;
 use crate::filter::pos::Tagger;
 
 /// Nouns that name people: a subject among them is asked about with "who".
-const PEOPLE: [&str; 154] = [
+const PEOPLE: [&str; 155] = [
     "man",
     "woman",
     "boy",
@@ -147,6 +147,7 @@ const PEOPLE: [&str; 154] = [
     "driver",
     "pilot",
     "vendor",
+    "merchant",
     "author",
     "writer",
     "scientist",
