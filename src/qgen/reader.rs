@@ -18,8 +18,9 @@
 //!    is the cat sitting on?") takes only noun phrases of place phrases with that preposition,
 //!    and the one right after the question's verb when there is one ("What does PERSON puff on?").
 //!    "Who/What is in the picture?" has no anchors: the first phrase, the subject, answers it. A
-//!    question whose second word is the caption's verb ("Who cheers …?") takes a phrase before
-//!    that verb and of no preposition.
+//!    question whose second word is the caption's verb ("Who cheers …?", or "is/are" then its
+//!    participle: "Who is cheering …?") takes a phrase before that verb, of no preposition but
+//!    a picture's "of", and not an appositive.
 //!
 //! It shares the parse with the rules, so it mostly agrees with them; what it catches is a question
 //! the caption does not answer with the candidate: another phrase of the same kind sits closer to
@@ -197,8 +198,8 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
         (0..words.len()).find(|&i| words[i].pos == Pos::Verb && caption_keys[i] == k)
     };
     // So does "Who is waiting for business?": a form of "be" then one of the caption's verbs as
-    // a participle ("Ho PERSON" of "a rickshaw driver waits for business near Ho PERSON's
-    // statue" is no answer).
+    // a participle ("Ho PERSON" of "Vietnamese merchants in Ho PERSON are waiting for business"
+    // is no answer).
     let participle_of = |w: &String| {
         let lemma = participle_lemma(w)?;
         (0..words.len()).find(|&i| {

@@ -1228,9 +1228,10 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
 /// "Is there an ornate school building? — yes" of a caption whose subject is a visible thing and
 /// that no other yes/no question asks about (seed 002 takes "yes" and "no" as candidates of every
 /// caption); of a subject that is a person or a name, the object or the first place is asked
-/// instead ("PERSON faces off with a heckler" → "Is there a heckler?"). Its "no" is written by the
-/// generator, of a thing another caption of the stream names ([`there_is`]), so that yes and no
-/// stay balanced.
+/// instead ("PERSON faces off with a heckler" → "Is there a heckler?"), and without one the
+/// person ("Are there spectators?", "Is there a person?" of "image of PERSON"). Its "no" is
+/// written by the generator, of a thing another caption of the stream names ([`there_is`]), so
+/// that yes and no stay balanced.
 fn existence(c: &Clause, out: &mut Vec<Proposal>) {
     let p = c.p;
     // "A table showing the number of bugs" is the picture, not a table in it; but in "Line
