@@ -16,9 +16,9 @@ use std::sync::OnceLock;
 use foldhash::fast::RandomState;
 
 use super::parse::{ChunkKind, Parse, Pos, gathers, is_color};
-use super::visible::{is_clothing, is_visible};
+use super::visible::{is_clothing, is_listed_thing, is_visible};
 use super::words::{META, PICTURE_KINDS, names_people};
-use super::words::{is_caption_verb, singular};
+use super::words::{is_caption_verb, singular, verb_lemma};
 use crate::filter::entities::Entity;
 use crate::filter::pos::Tagger;
 
@@ -169,7 +169,7 @@ pub fn subject_is_visible(p: &Parse) -> bool {
     let Some(&c) = p.chunks.get(k) else {
         return false;
     };
-    let seen = |w: &super::parse::Word, i: usize, end: usize| {
+    let seen = |w: &super::parse::Word, i: usize, start: usize, end: usize| {
         // A possessor is not the subject: "PERSON's Obamacare remarks" are remarks. Nor is a
         // name before the noun that ends the subject, the verb right after: "PERSON speculation
         // was mounting" is speculation (judged in its turn).
@@ -191,7 +191,9 @@ pub fn subject_is_visible(p: &Parse) -> bool {
         let capital = w.text.starts_with(char::is_uppercase);
         let proper = (matches!(w.tag, "NNP" | "NNPS") && (capital || i == 0)) || (i > 0 && capital);
         if proper {
-            return names_people(&w.text) || refers_to_a_person(p, end);
+            return names_people(&w.text)
+                || refers_to_a_person(p, end)
+                || is_a_named_thing_shown(p, start, end);
         }
         w.pos == Pos::Noun
             && !is_document(&w.lower)
@@ -233,7 +235,59 @@ pub fn subject_is_visible(p: &Parse) -> bool {
     }
     spans
         .into_iter()
-        .any(|(s, e)| (s..e).any(|i| seen(&p.words[i], i, e) || is_color(&p.words[i].lower)))
+        .any(|(s, e)| (s..e).any(|i| seen(&p.words[i], i, s, e) || is_color(&p.words[i].lower)))
+        || says_what_it_shows(p)
+}
+
+/// Whether the name in the phrase `start..end` is a thing's that the sentence shows: a name after
+/// an article is a product's or a craft's ("The Vision Pro", "A Delta Airlines Embraer 175"; a
+/// company, a country or a court goes without one, or is no thing: "Volvo unveils …", "The
+/// Netherlands pays its respects"), and the sentence after it puts it among things one could see
+/// ("displaying a window floating in a room"; a listed thing, in lower case: "the Apple App Store"
+/// is a shop's name) or moves it as things move ("lands at …").
+fn is_a_named_thing_shown(p: &Parse, start: usize, end: usize) -> bool {
+    let w = &p.words;
+    matches!(w[start].lower.as_str(), "a" | "an" | "the")
+        && w[start + 1..].iter().enumerate().any(|(k, x)| {
+            // A verb in lower case, whatever the tagger made of it: "lands" is also a plural
+            // noun, and the subject's phrase took it in ("A … Embraer 175 lands").
+            let lower = x.text.starts_with(char::is_lowercase);
+            let motion = lower
+                && matches!(x.pos, Pos::Verb | Pos::Noun)
+                && THING_MOTIONS.contains(&verb_lemma(&x.lower).as_deref().unwrap_or(&x.lower));
+            motion
+                || (start + 1 + k >= end
+                    && x.pos == Pos::Noun
+                    && lower
+                    && is_listed_thing(&singular(&x.lower)))
+        })
+}
+
+/// Verbs of what a vehicle or an object does where a photograph can catch it.
+const THING_MOTIONS: [&str; 14] = [
+    "land", "fly", "sail", "float", "drive", "park", "dock", "hang", "sit", "stand", "roll",
+    "glow", "burn", "hover",
+];
+
+/// Whether the caption says outright what its picture shows, whatever its subject: "… are seen
+/// in this picture illustration", "‘Amy’ is a computer generated image of a girl": a picture's
+/// kind with "of" and something one could see, or a thing "seen", "shown" or "pictured" in one.
+fn says_what_it_shows(p: &Parse) -> bool {
+    let w = &p.words;
+    let picture = |x: &super::parse::Word| {
+        let noun = singular(&x.lower);
+        noun != "stock" && (META.contains(&noun.as_str()) || PICTURE_KINDS.contains(&noun.as_str()))
+    };
+    w.iter().enumerate().any(|(i, x)| {
+        (picture(x)
+            && w.get(i + 1).is_some_and(|o| o.lower == "of")
+            && w[i + 2..].iter().take(4).any(|n| {
+                n.text == "PERSON" || (n.pos == Pos::Noun && is_visible(&singular(&n.lower)))
+            }))
+            || (matches!(x.lower.as_str(), "seen" | "shown" | "pictured")
+                && w.get(i + 1).is_some_and(|o| o.lower == "in")
+                && w[i + 2..].iter().take(3).any(picture))
+    })
 }
 
 /// Whether the sentence after the subject (from word `from` on) shows that the name before it is
@@ -1755,6 +1809,33 @@ mod tests {
                 .not_description,
             None
         );
+    }
+
+    #[test]
+    fn a_named_thing_is_seen_where_the_sentence_shows_it() {
+        use crate::qgen::parse::parse;
+        // A product or a craft by its name after an article, among listed things or moving as
+        // things move; a picture that says what it is of.
+        for caption in [
+            "The Vision Pro displaying a window floating in a room.",
+            "A Delta Airlines Embraer 175 lands at San Francisco International Airport",
+            "Samsung Electronics' Galaxy S4 and Apple's iPhone 5 are seen in this picture \
+             illustration taken in Seoul",
+            "‘Amy’ is a computer generated image of a girl made by RTE’s graphics design \
+             department.",
+        ] {
+            assert!(subject_is_visible(&parse(caption)), "{caption}");
+        }
+        // No article, nothing listed after it, a shop's name, a stock of goods.
+        for caption in [
+            "Volvo unveils its new XC90 at the show",
+            "The Netherlands pays its respects",
+            "The Supreme Court rules on the case",
+            "The Setting Captives Free app was banned from the Apple App Store",
+            "The Fed cuts its stock of bonds",
+        ] {
+            assert!(!subject_is_visible(&parse(caption)), "{caption}");
+        }
     }
 
     #[test]

@@ -1237,20 +1237,40 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
     // "A table showing the number of bugs" is the picture, not a table in it; but in "Line
     // drawing of an ink pen" the subject is what the picture is of.
     let of_the_picture = c.picture.is_none_or(|(_, end, _)| c.subject.0 > end);
+    let depicting = c.verb.is_some_and(|(v, _)| depicts(p, &v));
+    // "This shot of the cliff-top cul-de-sac shows the house …", "This image pulled from video
+    // … shows interim PERSON …": what a picture that is the subject shows is there. (Another
+    // subject that shows something is a picture too, or a screen: "A table showing the number
+    // of bugs" is no table in a room.)
+    let head = p.words[c.head].lower.as_str();
+    let shown = c
+        .object
+        .filter(|_| depicting && (META.contains(&head) || PICTURE_KINDS.contains(&head)))
+        .map(|(s, _, h)| (s, h));
     if out.iter().any(|q| q.answer_type == AnswerType::Boolean)
-        || !of_the_picture
-        || c.verb.is_some_and(|(v, _)| depicts(p, &v))
+        || (shown.is_none() && (!of_the_picture || depicting))
     {
         return;
     }
     // "The outside of a large apartment building": the building is the thing.
     let subject = match c.places.first() {
+        _ if shown.is_some() => shown.unwrap_or_default(),
         Some(pp) if PARTS.contains(&p.words[c.head].lower.as_str()) => match pp.kind {
             ChunkKind::Pp { np } if pp.start == c.subject.1 && p.words[pp.start].lower == "of" => {
                 (p.chunks[np].start, p.chunks[np].head)
             }
             _ => return,
         },
+        // "Tropical storm Andrea in the Gulf": the thing a name is given to, written in lower
+        // case right before it.
+        _ if c.head > c.subject.0
+            && p.is_named(c.head, c.head + 1)
+            && p.words[c.head - 1].tag == "NN"
+            && p.words[c.head - 1].text.starts_with(char::is_lowercase)
+            && visible_thing(p, c.head - 1) =>
+        {
+            (c.subject.0, c.head - 1)
+        }
         _ => (c.subject.0, c.head),
     };
     let fallback = || {
@@ -1295,7 +1315,7 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
             .chain(places)
             .find(|&(_, h)| visible_thing(p, h) && is_listed_thing(&singular(&p.words[h].lower)))
     };
-    let person = p.words[c.head].names_a_person();
+    let person = p.words[subject.1].names_a_person();
     // A person named by a common noun ("Spectators at the …", "a woman smiling") is asked
     // itself when nothing else can be.
     let common = |w: &super::parse::Word| {
@@ -1303,7 +1323,10 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
             && w.entity.is_none()
             && w.text.starts_with(char::is_lowercase)
     };
-    let chosen = if visible_thing(p, subject.1) {
+    let chosen = if shown.is_some() && person {
+        // The person shown is asked as a person ("Is there a person?"), not by name.
+        None
+    } else if visible_thing(p, subject.1) {
         Some(subject)
     } else if person {
         fallback().or_else(|| common(&p.words[c.head]).then_some(subject))
@@ -1314,7 +1337,12 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
         // "image of PERSON", "PERSON and PERSON, as seen on …": whoever the name is, the picture
         // shows a person (or people).
         if person {
-            let (thing, plural) = if c.plural {
+            let plural = if shown.is_some() {
+                p.words[subject.1].is_plural()
+            } else {
+                c.plural
+            };
+            let (thing, plural) = if plural {
                 ("people", true)
             } else {
                 ("person", false)
@@ -2073,6 +2101,24 @@ mod tests {
         has(
             "Spectators at the so-called Scopes monkey trial",
             "Are there spectators?",
+            "yes",
+        );
+        // What a picture that is the subject shows, a person as a person; the thing a name is
+        // given to (these had one or two Q/A).
+        has(
+            "This shot of the cliff-top cul-de-sac shows the house at the end",
+            "Is there a house?",
+            "yes",
+        );
+        has(
+            "This image pulled from video broadcast on state TV shows interim PERSON making his \
+             first address",
+            "Is there a person?",
+            "yes",
+        );
+        has(
+            "Tropical storm Andrea in the Gulf",
+            "Is there a tropical storm?",
             "yes",
         );
         // Not of a picture's kind, nor when another yes/no question is asked.
