@@ -154,8 +154,10 @@ fn without_teaser(text: &str) -> &str {
 /// cup"), is a person (PERSON, a people noun, a demonym) or a visible thing — not only abstract
 /// nouns ("The real problem behind fake news"), a document's parts ("Source images and their
 /// maps"), a pronoun ("Others tweeted that …") or a name that is no person ("YouTube is testing
-/// …"); and the text does not open with a gerund ("Using the five modes to convert …"). A meta
-/// word ("a view from the top of the mountain") leaves the verdict to the words.
+/// …", unless it is a thing's the sentence shows: [`is_a_named_thing_shown`]); and the text does
+/// not open with a gerund ("Using the five modes to convert …"). A meta word ("a view from the top
+/// of the mountain") leaves the verdict to the words; a caption that says what its picture shows
+/// ([`says_what_it_shows`]) is seen whatever its subject.
 pub fn subject_is_visible(p: &Parse) -> bool {
     let mut k = 0;
     while k < p.chunks.len() && p.chunks[k].kind != ChunkKind::Np {

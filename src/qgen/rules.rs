@@ -1229,7 +1229,9 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
 /// that no other yes/no question asks about (seed 002 takes "yes" and "no" as candidates of every
 /// caption); of a subject that is a person or a name, the object or the first place is asked
 /// instead ("PERSON faces off with a heckler" → "Is there a heckler?"), and without one the
-/// person ("Are there spectators?", "Is there a person?" of "image of PERSON"). Its "no" is
+/// person ("Are there spectators?", "Is there a person?" of "image of PERSON"); of a picture
+/// that is the subject, what it shows ("Is there a house?" of "This shot … shows the house");
+/// of a name, the thing it is given to ("Is there a tropical storm?"). Its "no" is
 /// written by the generator, of a thing another caption of the stream names ([`there_is`]), so
 /// that yes and no stay balanced.
 fn existence(c: &Clause, out: &mut Vec<Proposal>) {
@@ -1253,9 +1255,9 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
         return;
     }
     // "The outside of a large apartment building": the building is the thing.
-    let subject = match c.places.first() {
-        _ if shown.is_some() => shown.unwrap_or_default(),
-        Some(pp) if PARTS.contains(&p.words[c.head].lower.as_str()) => match pp.kind {
+    let subject = match (shown, c.places.first()) {
+        (Some(object), _) => object,
+        (None, Some(pp)) if PARTS.contains(&p.words[c.head].lower.as_str()) => match pp.kind {
             ChunkKind::Pp { np } if pp.start == c.subject.1 && p.words[pp.start].lower == "of" => {
                 (p.chunks[np].start, p.chunks[np].head)
             }
@@ -1263,11 +1265,12 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
         },
         // "Tropical storm Andrea in the Gulf": the thing a name is given to, written in lower
         // case right before it.
-        _ if c.head > c.subject.0
-            && p.is_named(c.head, c.head + 1)
-            && p.words[c.head - 1].tag == "NN"
-            && p.words[c.head - 1].text.starts_with(char::is_lowercase)
-            && visible_thing(p, c.head - 1) =>
+        (None, _)
+            if c.head > c.subject.0
+                && p.is_named(c.head, c.head + 1)
+                && p.words[c.head - 1].tag == "NN"
+                && p.words[c.head - 1].text.starts_with(char::is_lowercase)
+                && visible_thing(p, c.head - 1) =>
         {
             (c.subject.0, c.head - 1)
         }
