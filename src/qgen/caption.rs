@@ -17,8 +17,8 @@ use foldhash::fast::RandomState;
 
 use super::parse::{ChunkKind, Parse, Pos, gathers, is_color};
 use super::visible::{is_clothing, is_listed_thing, is_visible};
-use super::words::{META, PICTURE_KINDS, names_people};
 use super::words::{is_caption_verb, singular, verb_lemma};
+use super::words::{names_a_picture, names_people};
 use crate::filter::entities::Entity;
 use crate::filter::pos::Tagger;
 
@@ -204,10 +204,7 @@ pub fn subject_is_visible(p: &Parse) -> bool {
     };
     // "a close up of a donut", "logo for a coffee shop": what kind of picture it is.
     let head = p.words[c.head].lower.as_str();
-    if META.contains(&head)
-        || PICTURE_KINDS.contains(&head)
-        || matches!(head, "close" | "icon" | "pattern")
-    {
+    if names_a_picture(head) || matches!(head, "close" | "icon" | "pattern") {
         return true;
     }
     // "The Space Needle and Seattle skyline": any phrase of a coordinated subject.
@@ -278,7 +275,7 @@ fn says_what_it_shows(p: &Parse) -> bool {
     let w = &p.words;
     let picture = |x: &super::parse::Word| {
         let noun = singular(&x.lower);
-        noun != "stock" && (META.contains(&noun.as_str()) || PICTURE_KINDS.contains(&noun.as_str()))
+        noun != "stock" && names_a_picture(&noun)
     };
     w.iter().enumerate().any(|(i, x)| {
         (picture(x)

@@ -29,7 +29,7 @@
 use super::parse::{ChunkKind, Parse, Pos, as_digits, is_color};
 use super::visible::is_clothing;
 use super::words::{
-    DEPICTING, LOCATIVE, META, PICTURE_KINDS, participle_lemma, singular, verb_lemma,
+    DEPICTING, LOCATIVE, META, names_a_picture, participle_lemma, singular, verb_lemma,
 };
 use crate::filter::tokens::tokenize;
 
@@ -188,7 +188,7 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
     let in_the_picture = matches!(
         &q[..],
         [wh, is, in_, the, kind] if (wh == "what" || wh == "who") && is == "is" && in_ == "in"
-            && the == "the" && (META.contains(&kind.as_str()) || PICTURE_KINDS.contains(&kind.as_str()))
+            && the == "the" && names_a_picture(kind)
     );
     // "Who attempts to block a jet?": a question whose second word is the caption's verb asks
     // for that verb's subject, a phrase before it and of no preposition's ("Supporters of
@@ -320,8 +320,7 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
         let of_a_picture = |pp: &super::parse::Chunk| {
             caption.preposition(pp) == "of"
                 && pp.start > 0
-                && (META.contains(&words[pp.start - 1].lower.as_str())
-                    || PICTURE_KINDS.contains(&words[pp.start - 1].lower.as_str()))
+                && names_a_picture(&words[pp.start - 1].lower)
         };
         spans.retain(|&(s, e)| {
             e <= verb

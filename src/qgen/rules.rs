@@ -33,7 +33,8 @@ use super::parse::{
 use super::visible::is_animal;
 use super::visible::{is_clothing, is_listed_thing, is_visible};
 use super::words::{
-    DEPICTING, META, PICTURE_KINDS, TIMES, is_person_noun, plural, singular, swap_noun, verb_lemma,
+    DEPICTING, META, PICTURE_KINDS, TIMES, is_person_noun, names_a_picture, plural, singular,
+    swap_noun, verb_lemma,
 };
 use crate::filter::entities::Entity;
 
@@ -1247,7 +1248,7 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
     let head = p.words[c.head].lower.as_str();
     let shown = c
         .object
-        .filter(|_| depicting && (META.contains(&head) || PICTURE_KINDS.contains(&head)))
+        .filter(|_| depicting && names_a_picture(head))
         .map(|(s, _, h)| (s, h));
     if out.iter().any(|q| q.answer_type == AnswerType::Boolean)
         || (shown.is_none() && (!of_the_picture || depicting))

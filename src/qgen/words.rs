@@ -402,6 +402,12 @@ pub const PICTURE_KINDS: [&str; 19] = [
     "plot",
 ];
 
+/// Whether a singular lower-case noun names a picture: one of [`META`] or [`PICTURE_KINDS`] ("a
+/// photo of …", "a map of …").
+pub fn names_a_picture(noun: &str) -> bool {
+    META.contains(&noun) || PICTURE_KINDS.contains(&noun)
+}
+
 /// Irregular verbs: past or participle form and lemma.
 const IRREGULAR_VERBS: [(&str, &str); 45] = [
     ("sat", "sit"),
