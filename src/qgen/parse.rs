@@ -471,6 +471,17 @@ pub fn parse(caption: &str) -> Parse {
         {
             tag = "JJ";
         }
+        // "Illustrated folder with papers", "Abandoned house in the woods": a participle that
+        // opens the caption right before a common noun has no subject to be the verb of; it
+        // says what the thing is ("Pictured PERSON …" and "Taken from …" keep their verb).
+        if i == 0
+            && tag == "VBN"
+            && tags
+                .get(1)
+                .is_some_and(|t| matches!(tagger.name(*t), "NN" | "NNS"))
+        {
+            tag = "JJ";
+        }
         // The filter's substitution tokens, bare or in angle brackets as ALT200M writes them.
         let mut entity = entity[i];
         match token.text {
@@ -1613,6 +1624,13 @@ mod tests {
             chunks("A woman carried groceries"),
             ["NP[a woman]", "V[carried]", "NP[groceries]"]
         );
+        // A participle opening a caption before a noun says what the thing is (was the
+        // caption's verb, with no subject).
+        assert_eq!(
+            chunks("Illustrated folder with papers and a circle in it")[..2],
+            ["NP[illustrated folder]", "PP[with papers]"]
+        );
+        assert_eq!(chunks("Taken from the roof of the hotel")[0], "V[taken]");
         // "home" after a verb is where to, no object.
         let p = parse("Busy PERSON reads a book as he arrives home");
         assert_eq!(p.words.last().map(|w| w.tag), Some("RB"));

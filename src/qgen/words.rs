@@ -8,8 +8,8 @@ use foldhash::fast::RandomState;
 
 use crate::filter::pos::Tagger;
 
-/// Nouns that name people: a subject among them is asked about with "who".
-const PEOPLE: [&str; 155] = [
+/// Nouns that name people: a subject among them is asked about with "who" (and [`KIN`]).
+const PEOPLE: [&str; 129] = [
     "man",
     "woman",
     "boy",
@@ -45,34 +45,6 @@ const PEOPLE: [&str; 155] = [
     "athlete",
     "teenager",
     "toddler",
-    "father",
-    "mother",
-    "son",
-    "daughter",
-    "friend",
-    // Family and partners, whom tabloid captions name beside their subject (not "mum": "keep
-    // mum on the rumours").
-    "husband",
-    "wife",
-    "spouse",
-    "girlfriend",
-    "boyfriend",
-    "fiance",
-    "fiancee",
-    "beau",
-    "partner",
-    "parent",
-    "sister",
-    "brother",
-    "sibling",
-    "twin",
-    "mom",
-    "dad",
-    "grandmother",
-    "grandfather",
-    "grandchild",
-    "granddaughter",
-    "grandson",
     "aunt",
     "uncle",
     "niece",
@@ -760,12 +732,44 @@ pub fn names_people(word: &str) -> bool {
         || (word.starts_with(char::is_uppercase) && word.ends_with("ans") && word.len() > 5)
 }
 
-/// Whether a lower-case noun names people: one of [`PEOPLE`], or a "-man"/"-woman" compound
+/// Family, partners and friends, whom tabloid captions name beside their subject (not "mum":
+/// "keep mum on the rumours"): people nouns that say whose someone is, not what one would see
+/// ("PERSON's daughter Anja" asks no "Is there a daughter?").
+const KIN: [&str; 26] = [
+    "father",
+    "mother",
+    "son",
+    "daughter",
+    "friend",
+    "husband",
+    "wife",
+    "spouse",
+    "girlfriend",
+    "boyfriend",
+    "fiance",
+    "fiancee",
+    "beau",
+    "partner",
+    "parent",
+    "sister",
+    "brother",
+    "sibling",
+    "twin",
+    "mom",
+    "dad",
+    "grandmother",
+    "grandfather",
+    "grandchild",
+    "granddaughter",
+    "grandson",
+];
+
+/// Whether a lower-case noun names people: one of [`PEOPLE`] or [`KIN`], or a "-man"/"-woman" compound
 /// ("fisherman", "policewomen").
 pub fn is_person_noun(noun: &str) -> bool {
     static SET: std::sync::OnceLock<HashSet<&'static str, RandomState>> =
         std::sync::OnceLock::new();
-    let people = SET.get_or_init(|| PEOPLE.iter().copied().collect());
+    let people = SET.get_or_init(|| PEOPLE.iter().chain(&KIN).copied().collect());
     if people.contains(noun) {
         return true;
     }
@@ -779,6 +783,11 @@ pub fn is_person_noun(noun: &str) -> bool {
 /// The kind (index into the kinds table) of a lower-case singular noun.
 fn kind_of(noun: &str) -> Option<usize> {
     KINDS.iter().position(|k| k.contains(&noun))
+}
+
+/// Whether a lower-case singular noun says whose someone is ([`KIN`]): "daughter", "friend".
+pub fn is_kin(noun: &str) -> bool {
+    KIN.contains(&noun)
 }
 
 /// People are swapped for the other sex at the same age: a "young woman" is no "girl".
