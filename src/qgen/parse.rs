@@ -248,6 +248,10 @@ fn retag(lower: &str, tag: &'static str, next: Option<&str>) -> &'static str {
         }
         // The possessive with a typographic apostrophe, as web text writes it ("Apple’s").
         "’s" => "POS",
+        // Typographic quotes around a name ("‘Amy’ is a computer generated image …") are
+        // punctuation, as the lexicon's ASCII quotes are, not words of the name.
+        "‘" | "“" => "``",
+        "”" => "''",
         // Colours are adjectives before a noun and in a predicate; the lexicon makes some nouns.
         _ if tag == "NN" && is_color(lower) => "JJ",
         _ => tag,
@@ -481,6 +485,15 @@ pub fn parse(caption: &str) -> Parse {
                 .is_some_and(|t| matches!(tagger.name(*t), "NN" | "NNS"))
         {
             tag = "JJ";
+        }
+        // "‘Amy’": a typographic apostrophe after an opening quote closes it (without one, it
+        // is a plural's possessive: "the players’ bench").
+        if lower == "’" {
+            if words.iter().any(|w: &Word| w.text == "‘") {
+                tag = "''";
+            } else if words.last().is_some_and(|w: &Word| w.tag == "NNS") {
+                tag = "POS";
+            }
         }
         // The filter's substitution tokens, bare or in angle brackets as ALT200M writes them.
         let mut entity = entity[i];
@@ -1631,6 +1644,14 @@ mod tests {
             ["NP[illustrated folder]", "PP[with papers]"]
         );
         assert_eq!(chunks("Taken from the roof of the hotel")[0], "V[taken]");
+        // Typographic quotes are punctuation; an apostrophe without an opening quote is a
+        // plural's possessive.
+        assert_eq!(
+            chunks("‘Amy’ is a computer generated image")[..4],
+            ["O[‘]", "NP[Amy]", "O[’]", "V[is]"]
+        );
+        let p = parse("the players’ bench");
+        assert_eq!(p.words[2].tag, "POS");
         // "home" after a verb is where to, no object.
         let p = parse("Busy PERSON reads a book as he arrives home");
         assert_eq!(p.words.last().map(|w| w.tag), Some("RB"));

@@ -195,6 +195,13 @@ impl<'a> Clause<'a> {
             described_by: None,
         };
         let mut k = last + 1;
+        // "‘Amy’ is …": the quote that closes the subject.
+        if chunks
+            .get(k)
+            .is_some_and(|c| c.kind == ChunkKind::Other && p.words[c.start].tag == "''")
+        {
+            k += 1;
+        }
         // Phrases that modify the subject before the verb ("a man in a suit riding …") are skipped:
         // they describe it, they don't place it.
         let mut before_verb = Vec::new();
@@ -1269,10 +1276,27 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
     // subject that shows something is a picture too, or a screen: "A table showing the number
     // of bugs" is no table in a room.)
     let head = p.words[c.head].lower.as_str();
+    // "‘Amy’ is a computer generated image of a girl": what a subject is a picture of is there.
+    let copula = c.verb.is_some_and(|(_, form)| form == Form::Copula);
     let shown = c
         .object
         .filter(|_| depicting && names_a_picture(head))
-        .map(|(s, _, h)| (s, h));
+        .map(|(s, _, h)| (s, h))
+        .or_else(|| {
+            let (_, end, h) = c
+                .object
+                .filter(|&(_, _, h)| copula && names_a_picture(&p.words[h].lower))?;
+            let of = p
+                .chunks
+                .iter()
+                .find(|ch| ch.start == end && p.words[h].lower != "of")?;
+            match of.kind {
+                ChunkKind::Pp { np } if p.words[of.start].lower == "of" => {
+                    Some((p.chunks[np].start, p.chunks[np].head))
+                }
+                _ => None,
+            }
+        });
     // "A TV screen in a Hong Kong restaurant shows a news report": a screen that shows something
     // is a thing in the room, not the picture.
     let screen = depicting && SCREENS.contains(&head);
@@ -1348,8 +1372,9 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
             && w.text.starts_with(char::is_lowercase)
     };
     let chosen = if shown.is_some() && person {
-        // The person shown is asked as a person ("Is there a person?"), not by name.
-        None
+        // The person shown is asked by a common noun ("Is there a girl?") or as a person ("Is
+        // there a person?"), not by name.
+        common(&p.words[subject.1]).then_some(subject)
     } else if visible_thing(p, subject.1) {
         Some(subject)
     } else if person {
@@ -1414,8 +1439,8 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
 }
 
 /// The common noun in lower case right before the name that ends the phrase `start..=head`,
-/// when it names a thing one could see or a person: "storm" of "Tropical storm Andrea",
-/// "wrestler" of "wrestler Hulk Hogan".
+/// when it names a thing one could see (a listed thing, before a name of more than one word) or a
+/// person: "storm" of "Tropical storm Andrea", "wrestler" of "wrestler Hulk Hogan".
 fn given_a_name(p: &Parse, start: usize, head: usize) -> Option<usize> {
     let name = (start..=head)
         .rev()
@@ -1423,9 +1448,16 @@ fn given_a_name(p: &Parse, start: usize, head: usize) -> Option<usize> {
         .last()?;
     let noun = name.checked_sub(1).filter(|&i| i >= start)?;
     let w = &p.words[noun];
+    // Before a longer name, only a listed thing: the lexicon's physical things take in words of
+    // other languages ("il motore di ricerca …", "Sitzecke braun mit …").
+    let thing = if name < head {
+        is_listed_thing(&singular(&w.lower))
+    } else {
+        visible_thing(p, noun)
+    };
     (w.tag == "NN"
         && w.text.starts_with(char::is_lowercase)
-        && (visible_thing(p, noun) || (is_person_noun(&w.lower) && !is_kin(&w.lower))))
+        && (thing || (is_person_noun(&w.lower) && !is_kin(&w.lower))))
     .then_some(noun)
 }
 
@@ -2177,6 +2209,19 @@ mod tests {
             "The city’s acropolis is barely visible during a cloudy day on the Thessalian plains.";
         has(acropolis, "What is barely visible?", "the city’s acropolis");
         has(acropolis, "Is there an acropolis?", "yes");
+        // What a subject in quotes is a picture of, a person by the common noun (had one Q/A:
+        // the closing quote was taken for the subject's head).
+        has(
+            "‘Amy’ is a computer generated image of a girl made by RTE’s graphics design \
+             department.",
+            "Is there a girl?",
+            "yes",
+        );
+        // Before a longer name, a word the lexicon knows only as some physical thing is no
+        // thing named: the caption is in another language.
+        not_asked("il motore di ricerca di Unito.it", &|(q, _)| {
+            q == "Is there an il?"
+        });
         // Kin say whose someone is, which the picture does not show.
         not_asked(
             "PERSON's daughter Anja wore a tiny tutu as the two arrived home",
