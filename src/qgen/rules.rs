@@ -1261,10 +1261,11 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
 /// caption); of a subject that is a person or a name, the object or the first place is asked
 /// instead ("PERSON faces off with a heckler" → "Is there a heckler?"), and without one the
 /// person ("Are there spectators?", "Is there a person?" of "image of PERSON"); of a picture
-/// that is the subject, what it shows ("Is there a house?" of "This shot … shows the house");
-/// of a name, the thing it is given to ("Is there a tropical storm?"). Its "no" is
-/// written by the generator, of a thing another caption of the stream names ([`there_is`]), so
-/// that yes and no stay balanced.
+/// that is the subject, or that the subject is, what it shows ("Is there a house?" of "This shot …
+/// shows the house", "Is there a girl?" of "‘Amy’ is a computer generated image of a girl"); of
+/// a screen that shows something, the screen; of a name, the thing or person it is given to ("Is
+/// there a tropical storm?", "Is there a wrestler?"). Its "no" is written by the generator, of a
+/// thing another caption of the stream names ([`there_is`]), so that yes and no stay balanced.
 fn existence(c: &Clause, out: &mut Vec<Proposal>) {
     let p = c.p;
     // "A table showing the number of bugs" is the picture, not a table in it; but in "Line
@@ -1283,13 +1284,10 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
         .filter(|_| depicting && names_a_picture(head))
         .map(|(s, _, h)| (s, h))
         .or_else(|| {
-            let (_, end, h) = c
+            let (_, end, _) = c
                 .object
                 .filter(|&(_, _, h)| copula && names_a_picture(&p.words[h].lower))?;
-            let of = p
-                .chunks
-                .iter()
-                .find(|ch| ch.start == end && p.words[h].lower != "of")?;
+            let of = p.chunks.iter().find(|ch| ch.start == end)?;
             match of.kind {
                 ChunkKind::Pp { np } if p.words[of.start].lower == "of" => {
                     Some((p.chunks[np].start, p.chunks[np].head))

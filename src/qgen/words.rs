@@ -764,8 +764,8 @@ const KIN: [&str; 26] = [
     "grandson",
 ];
 
-/// Whether a lower-case noun names people: one of [`PEOPLE`] or [`KIN`], or a "-man"/"-woman" compound
-/// ("fisherman", "policewomen").
+/// Whether a lower-case noun names people: one of [`PEOPLE`] or [`KIN`], or a "-man"/"-woman"
+/// compound ("fisherman", "policewomen").
 pub fn is_person_noun(noun: &str) -> bool {
     static SET: std::sync::OnceLock<HashSet<&'static str, RandomState>> =
         std::sync::OnceLock::new();
