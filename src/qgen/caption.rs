@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use foldhash::fast::RandomState;
 
 use super::parse::{ChunkKind, Parse, Pos, gathers, is_color};
-use super::visible::{is_clothing, is_listed_thing, is_visible};
+use super::visible::{is_clothing, is_listed_thing, is_visible, is_visible_word};
 use super::words::{is_caption_verb, singular, verb_lemma};
 use super::words::{names_a_picture, names_people};
 use crate::filter::entities::Entity;
@@ -183,7 +183,6 @@ pub fn subject_is_visible(p: &Parse) -> bool {
         if p.words.get(i + 1).is_some_and(|n| n.pos == Pos::Possessive) || modifies {
             return false;
         }
-        let noun = singular(&w.lower);
         if w.entity == Some(Entity::Person) || matches!(w.text.as_str(), "PERSON" | "LOC") {
             return true;
         }
@@ -200,7 +199,7 @@ pub fn subject_is_visible(p: &Parse) -> bool {
         w.pos == Pos::Noun
             && !is_document(&w.lower)
             && !modifies_a_document(&p.words[i + 1..])
-            && (is_visible(&noun) || is_visible(&w.lower))
+            && is_visible_word(&w.lower)
     };
     // "a close up of a donut", "logo for a coffee shop": what kind of picture it is.
     let head = p.words[c.head].lower.as_str();
@@ -801,8 +800,7 @@ fn names_something_visible(words: &Words) -> bool {
             let noun = singular(lower);
             // "Line graph showing …", "a plot of …": a chart is seen whatever it plots (an
             // illustration or a map of something unseen is not).
-            is_visible(lower)
-                || is_visible(&noun)
+            is_visible_word(lower)
                 || is_color(lower)
                 || matches!(noun.as_str(), "graph" | "plot" | "chart" | "diagram")
         })
@@ -1219,8 +1217,7 @@ fn is_story(sentence: &str, words: &Words) -> bool {
             && tokens[..at]
                 .iter()
                 .all(|t| t.starts_with(char::is_uppercase) || !is_verb(&core(t)))
-            && object
-                .is_some_and(|o| !is_visible(&o) && !is_visible(&singular(&o)) && !is_color(&o))
+            && object.is_some_and(|o| !is_visible_word(&o) && !is_color(&o))
     });
     let lower = &words.lower;
     // "talks about", "opens up"; "says" unless the picture's own text ("a sign that says").

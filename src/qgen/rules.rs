@@ -31,7 +31,7 @@ use super::parse::{
     Word, as_digits, gathers, is_color, parse,
 };
 use super::visible::is_animal;
-use super::visible::{is_clothing, is_listed_thing, is_visible};
+use super::visible::{is_clothing, is_listed_thing, is_visible, is_visible_word};
 use super::words::{
     DEPICTING, META, PICTURE_KINDS, TIMES, is_kin, is_person_noun, names_a_picture, plural,
     singular, swap_noun, verb_lemma,
@@ -655,8 +655,7 @@ fn visible_thing(p: &Parse, head: usize) -> bool {
         && !p.is_named(head, head + 1)
         && !is_person_noun(&word.lower)
         && !p.is_star(head)
-        // "acropolis" is no plural of an "acropoli".
-        && (is_visible(&singular(&word.lower)) || is_visible(&word.lower))
+        && is_visible_word(&word.lower)
 }
 
 /// Prepositions that set a time or a place, which no adjective takes as its own phrase ("full

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use foldhash::fast::RandomState;
 
-use super::words::{GARMENTS, is_person_noun};
+use super::words::{GARMENTS, is_person_noun, singular};
 
 /// Nouns whose most frequent sense is a physical thing, after WordNet 3.0
 /// (`data/lexicon/en-concrete-nouns.txt`, made by `scripts/fetch_lexicon.sh`).
@@ -473,6 +473,12 @@ pub fn is_visible(noun: &str) -> bool {
         || concrete_nouns().contains(noun)
         || SIGNS.contains(&noun)
         || is_person_noun(noun)
+}
+
+/// Whether a lower-case noun, as written or as its singular, names something a photograph could
+/// show ([`is_visible`]): "acropolis" is no plural of an "acropoli".
+pub fn is_visible_word(lower: &str) -> bool {
+    is_visible(lower) || is_visible(&singular(lower))
 }
 
 /// Whether a singular lower-case noun is one of the things, scenes and signs listed here (not
