@@ -1015,7 +1015,10 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
         } else {
             can_be_verb(&lemma)
         };
+        // "A Delta Airlines Embraer 175 lands at …": a model's number closes its name.
+        let model_number = words[i - 1].pos == Pos::Num && words[i - 2].tag.starts_with("NNP");
         let after_phrase = words[i - 1].pos == Pos::Noun
+            || model_number
             || (relative && is_color(&words[i - 1].lower) && words[i - 2].pos == Pos::Adp);
         if after_phrase && follows && verb && (!relative || i + 1 < words.len()) {
             set_tag(&mut words[i], form);
@@ -1141,6 +1144,14 @@ fn noun_phrase(words: &[Word], i: usize) -> Option<(usize, usize)> {
     // the last noun ("the sky blue") are not part of it.
     let head = head?;
     let mut end = head + 1;
+    // "a Delta Airlines Embraer 175 lands", "Apple's iPhone 5": a number after a name, before no
+    // noun it would count, is the name's (a model's, a mission's).
+    if words[head].tag.starts_with("NNP")
+        && words.get(end).is_some_and(|w| w.tag == "CD")
+        && words.get(end + 1).is_none_or(|w| w.pos != Pos::Noun)
+    {
+        end += 1;
+    }
     // "a cup of coffee", "a group of people", "thousands of protesters", and a gathering of many,
     // "a long line of people" (not "the finish line of the race", a compound's): one phrase,
     // headed by the second noun.
@@ -1617,6 +1628,24 @@ mod tests {
         assert_eq!(
             chunks("PERSON speaking at an event"),
             ["NP[PERSON]", "V[speaking]", "PP[at an event]"]
+        );
+    }
+
+    #[test]
+    fn a_models_number_closes_its_name() {
+        // The number is the name's, and the plural after it the sentence's verb.
+        assert_eq!(
+            chunks("A Delta Airlines Embraer 175 lands at San Francisco International Airport"),
+            [
+                "NP[a Delta Airlines Embraer 175]",
+                "V[lands]",
+                "PP[at San Francisco International Airport]"
+            ]
+        );
+        // A number before a noun still counts it.
+        assert_eq!(
+            chunks("PERSON and 2 dogs on a beach"),
+            ["NP[PERSON]", "O[and]", "NP[2 dogs]", "PP[on a beach]"]
         );
     }
 

@@ -33,8 +33,8 @@ use super::parse::{
 use super::visible::is_animal;
 use super::visible::{is_clothing, is_listed_thing, is_visible, is_visible_word};
 use super::words::{
-    DEPICTING, META, PICTURE_KINDS, TIMES, is_kin, is_person_noun, names_a_picture, plural,
-    singular, swap_noun, verb_lemma,
+    DEPICTING, META, PICTURE_KINDS, PLACE_KINDS, TIMES, is_kin, is_person_noun, names_a_picture,
+    plural, singular, swap_noun, verb_lemma,
 };
 use crate::filter::entities::Entity;
 
@@ -704,7 +704,14 @@ fn worn(c: &Clause, out: &mut Vec<Proposal>) {
             ChunkKind::Pp { np } if p.words[ch.start].lower == "in" && !owned => {
                 let head = &p.words[p.chunks[np].head];
                 if is_clothing(&singular(&head.lower)) {
-                    let (_, end) = p.coordination(np);
+                    // "in red shirt, and technicians inspect …": the list goes on only over
+                    // clothes.
+                    let (last, end) = p.coordination(np);
+                    let all_clothes = p.chunks[np..=last]
+                        .iter()
+                        .filter(|x| x.kind == ChunkKind::Np)
+                        .all(|x| is_clothing(&singular(&p.words[x.head].lower)));
+                    let end = if all_clothes { end } else { p.chunks[np].end };
                     let q = question(&["What", c.be(), &c.subject_definite(), "wearing"]);
                     out.push(Proposal::of_span(
                         p,
@@ -765,17 +772,21 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
     // Not of a light verb's idiom: "make their way", "take part", "pay its respects"; nor of a
     // verb's own ("cuts a sexy figure", where "flaunts her figure" shows one).
     let lemma = c.verb.and_then(|(v, _)| verb_lemma(&p.words[v.head].lower));
-    let idiom = |h: usize| {
+    let verb_idiom = |h: usize| {
         let noun = singular(&p.words[h].lower);
-        IDIOM_OBJECTS.contains(&noun.as_str())
-            || lemma
-                .as_deref()
-                .is_some_and(|l| VERB_IDIOMS.contains(&(l, noun.as_str())))
+        lemma
+            .as_deref()
+            .is_some_and(|l| VERB_IDIOMS.contains(&(l, noun.as_str())))
     };
+    let idiom =
+        |h: usize| IDIOM_OBJECTS.contains(&singular(&p.words[h].lower).as_str()) || verb_idiom(h);
     match (c.verb, c.inverted()) {
         // "A table showing the number of bugs", "an engraving depicting a crowd": the subject is a
-        // picture; what it shows is the question, not what it is "doing".
-        (Some((v, _)), Some(_)) if depicts(p, &v) && c.object.is_some() => {
+        // picture; what it shows is the question, not what it is "doing". (A person who "shows
+        // the strain" is asked as any subject.)
+        (Some((v, _)), Some(_))
+            if depicts(p, &v) && c.object.is_some() && !c.subject_is_person() =>
+        {
             let (s, e, _) = c.object.expect("checked above");
             let aux = if c.plural { "do" } else { "does" };
             ask(
@@ -827,7 +838,10 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             // Nor "What is signifying?" of "US flag signifying that this is …": a verb whose
             // object is a clause asks nothing a picture shows.
             let clausal = p.words.get(v.end).is_some_and(|w| w.lower == "that");
-            if agrees && !bare && !clausal {
+            // Nor "Who makes an inspiring statement?": a figure of speech is not what one sees
+            // anyone do ("Who makes their way to …?" is: the way is walked).
+            let figurative = c.object.is_some_and(|(_, _, h)| verb_idiom(h));
+            if agrees && !bare && !clausal && !figurative {
                 let q = question(&[wh, subject_aux.unwrap_or(""), &verb_as_written, &rest]);
                 ask(&mut out, q, c.subject, subject_type);
             }
@@ -1763,8 +1777,15 @@ const IDIOM_OBJECTS: [&str; 17] = [
 ];
 
 /// A verb and its object that make an idiom only together: "cuts a sexy figure" (but "flaunts
-/// her figure" shows one), "strikes a pose", "pulls a face".
-const VERB_IDIOMS: [(&str, &str); 3] = [("cut", "figure"), ("strike", "pose"), ("pull", "face")];
+/// her figure" shows one), "strikes a pose", "pulls a face", "makes a statement" (in a dress),
+/// "shows the strain".
+const VERB_IDIOMS: [(&str, &str); 5] = [
+    ("cut", "figure"),
+    ("strike", "pose"),
+    ("pull", "face"),
+    ("make", "statement"),
+    ("show", "strain"),
+];
 
 /// Nouns of time and measure, never counted in a picture.
 const UNITS: [&str; 22] = [
@@ -1814,34 +1835,6 @@ fn names_a_place(p: &Parse, q: &Proposal) -> bool {
     p.is_named(end - 1, end) || possessed || named_kind
 }
 
-/// Kinds of place a proper noun before them names ("Kandahar province").
-const PLACE_KINDS: [&str; 24] = [
-    "headquarters",
-    "province",
-    "county",
-    "district",
-    "region",
-    "state",
-    "city",
-    "town",
-    "village",
-    "capital",
-    "court",
-    "courthouse",
-    "campus",
-    "airport",
-    "station",
-    "stadium",
-    "arena",
-    "university",
-    "college",
-    "hospital",
-    "hotel",
-    "restaurant",
-    "store",
-    "office",
-];
-
 /// A colour that is not `color` nor a name of it ("gray" for "grey").
 fn other_color(color: &str, seed: u64) -> &'static str {
     let same = |c: &str| {
@@ -1859,14 +1852,17 @@ fn other_color(color: &str, seed: u64) -> &'static str {
 /// out.
 fn described(p: &Parse, np: &Chunk, skip: (usize, usize)) -> String {
     let w = &p.words;
-    let mut parts: Vec<&str> = Vec::new();
+    let mut rest = String::new();
     for (j, word) in w.iter().enumerate().take(np.end).skip(np.start) {
         if (skip.0..skip.1).contains(&j) || (word.pos == Pos::Det && word.tag != "PRP$") {
             continue;
         }
-        parts.push(&word.text);
+        // A possessive's "'s" joins its owner, as [`Parse::text`] writes it ("Ava's backpack").
+        if !rest.is_empty() && word.pos != Pos::Possessive {
+            rest.push(' ');
+        }
+        rest.push_str(&word.text);
     }
-    let rest = parts.join(" ");
     if w[np.start].tag == "PRP$" || w[np.head].entity.is_some() {
         rest
     } else {
@@ -2119,6 +2115,25 @@ mod tests {
     fn not_asked(caption: &str, what: &dyn Fn(&(String, String)) -> bool) {
         let all = qa(caption);
         assert!(!all.iter().any(what), "{caption}: {all:#?}");
+    }
+
+    #[test]
+    fn a_named_model_and_a_folder_are_asked_of() {
+        has(
+            "A Delta Airlines Embraer 175 lands at San Francisco International Airport",
+            "What lands at San Francisco International Airport?",
+            "a Delta Airlines Embraer 175",
+        );
+        has(
+            "Illustrated folder with papers and a circle in it",
+            "Is there an illustrated folder?",
+            "yes",
+        );
+        has(
+            "Samsung Electronics' Galaxy S4 and Apple's iPhone 5 are seen in this picture",
+            "Where are Samsung Electronics' Galaxy S4 and Apple's iPhone 5 seen?",
+            "in this picture",
+        );
     }
 
     #[test]
@@ -3083,6 +3098,25 @@ mod tests {
         let points = "A man wearing a blue shirt points at a large monitor";
         has(points, "What does the man point at?", "a large monitor");
         has(points, "What color is the shirt?", "blue");
+        has(
+            "Task lead PERSON, in red shirt, and technicians inspect the rocket injector",
+            "What is task lead PERSON wearing?",
+            "red shirt",
+        );
+        // A person's "strain" and "statement" are idioms, not things shown.
+        not_asked(
+            "PERSON shows the strain as she leaves the ward",
+            &|(q, _)| q == "What does PERSON show?" || q == "Who shows the strain?",
+        );
+        not_asked(
+            "PERSON makes an inspiring statement in white embossed dress",
+            &|(q, _)| q.starts_with("What does PERSON make") || q.starts_with("Who makes"),
+        );
+        has(
+            "PERSON carried his daughter Ava's pink backpack during their stroll",
+            "What color is his daughter Ava's backpack?",
+            "pink",
+        );
         // A participle between an article and its noun modifies the noun ("a concentrated
         // face"), and "up" before a garment is part of its name.
         let face = "A black person with a concentrated face wearing a blue button up shirt \

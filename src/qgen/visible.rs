@@ -457,11 +457,29 @@ pub fn is_animal(noun: &str) -> bool {
 }
 
 /// Things made to be seen whose most frequent WordNet sense is not a physical thing ("logo" is a
-/// symbol, "buoy" a signal, "drawing" a representation), so the concrete-noun list lacks them
-/// (those of [`KINDS`], such as "sign" or "trophy", are visible already).
-const SIGNS: [&str; 12] = [
-    "logo", "signpost", "insignia", "badge", "drawing", "chart", "portrait", "buoy", "arrow",
-    "label", "cartoon", "signage",
+/// symbol, "buoy" a signal, "drawing" a representation, "folder" and "brochure" writings), so
+/// the concrete-noun list lacks them (those of [`KINDS`], such as "sign" or "trophy", are visible
+/// already).
+const SIGNS: [&str; 19] = [
+    "logo",
+    "signpost",
+    "insignia",
+    "badge",
+    "drawing",
+    "chart",
+    "portrait",
+    "buoy",
+    "arrow",
+    "label",
+    "cartoon",
+    "signage",
+    "folder",
+    "brochure",
+    "flyer",
+    "pamphlet",
+    "postcard",
+    "diploma",
+    "certificate",
 ];
 
 /// Whether a singular lower-case noun names something a photograph could show: a thing of
@@ -568,9 +586,10 @@ pub fn is_around_people(noun: &str) -> bool {
 }
 
 /// Whether a caption naming `named` (singular, lower case) could show a `counted`: the same word,
-/// a synonym, the kind of the other, or a member of its kind when `counted` names the kind.
+/// a compound ending in it ("iphone", "smartphone" for "phone"), a synonym, the kind of the
+/// other, or a member of its kind when `counted` names the kind.
 pub fn overlaps(counted: &str, named: &str) -> bool {
-    if counted == named {
+    if named.ends_with(counted) && (named.len() == counted.len() || counted.len() >= 4) {
         return true;
     }
     let index = index();
@@ -643,6 +662,9 @@ mod tests {
         }
         assert!(overlaps("dog", "puppy") && overlaps("animal", "dog") && overlaps("dog", "animal"));
         assert!(overlaps("plane", "airplane") && overlaps("car", "car"));
+        assert!(overlaps("phone", "iphone") && overlaps("phone", "smartphone"));
+        // A short noun is no compound's end: a "scar" is no car.
+        assert!(!overlaps("car", "scar"));
         assert!(!overlaps("dog", "cat") && !overlaps("car", "bus"));
         // Every word is in one kind and one synonym group only, so a kind's name is unambiguous.
         for table in [&KINDS[..], &SYNONYMS[..]] {

@@ -9,7 +9,7 @@ use foldhash::fast::RandomState;
 use crate::filter::pos::Tagger;
 
 /// Nouns that name people: a subject among them is asked about with "who" (and [`KIN`]).
-const PEOPLE: [&str; 129] = [
+const PEOPLE: [&str; 131] = [
     "man",
     "woman",
     "boy",
@@ -107,6 +107,8 @@ const PEOPLE: [&str; 129] = [
     "king",
     "prince",
     "princess",
+    "duke",
+    "duchess",
     "pope",
     "governor",
     "mayor",
@@ -810,6 +812,66 @@ pub fn swap_noun(noun: &str, avoid: &[String], seed: u64) -> Option<&'static str
         .filter(|w| *w != noun && !avoid.iter().any(|a| a == w))
         .collect();
     (!options.is_empty()).then(|| options[(seed % options.len() as u64) as usize])
+}
+
+/// Kinds of place a proper noun before them names ("Kandahar province").
+pub const PLACE_KINDS: [&str; 24] = [
+    "headquarters",
+    "province",
+    "county",
+    "district",
+    "region",
+    "state",
+    "city",
+    "town",
+    "village",
+    "capital",
+    "court",
+    "courthouse",
+    "campus",
+    "airport",
+    "station",
+    "stadium",
+    "arena",
+    "university",
+    "college",
+    "hospital",
+    "hotel",
+    "restaurant",
+    "store",
+    "office",
+];
+
+/// Words that close the name of an organisation or a building besides [`PLACE_KINDS`]: "the
+/// Packard Motor Car Company", "the Rocket Combustion Laboratory". A caption capitalises such a
+/// name as a headline capitalises its every word.
+const INSTITUTIONS: [&str; 20] = [
+    "company",
+    "corporation",
+    "museum",
+    "laboratory",
+    "center",
+    "centre",
+    "institute",
+    "institution",
+    "church",
+    "cathedral",
+    "school",
+    "library",
+    "bridge",
+    "palace",
+    "castle",
+    "hall",
+    "theater",
+    "theatre",
+    "gallery",
+    "observatory",
+];
+
+/// Whether a lower-case word closes a place's or an organisation's name ([`PLACE_KINDS`],
+/// [`INSTITUTIONS`]).
+pub fn closes_a_name(lower: &str) -> bool {
+    PLACE_KINDS.contains(&lower) || INSTITUTIONS.contains(&lower)
 }
 
 #[cfg(test)]
