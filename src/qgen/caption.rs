@@ -81,7 +81,7 @@ pub fn read(caption: &str) -> Reading {
     let text = without_positions(&without_brackets(caption));
     let text = without_credit(&text);
     let text = without_teaser(without_label(without_dateline(text)));
-    let sentence = first_sentence(text);
+    let sentence = without_condition(first_sentence(text));
     let described = without_times(sentence);
     let words = Words::of(&described);
     let not_description = if sentence.ends_with('?') {
@@ -255,7 +255,8 @@ pub fn subject_is_visible(p: &Parse) -> bool {
     // a measure of things, "of" names no thing in the picture.
     let head_seen = || {
         let head = singular(&p.words[p.chunks[last].head].lower);
-        is_visible(&head) || gathers(&head)
+        // "An example of a rendered maze" is of a maze.
+        is_visible(&head) || gathers(&head) || head == "example"
     };
     if let Some(next) = p.chunks.get(last + 1)
         && let ChunkKind::Pp { np } = next.kind
@@ -335,12 +336,15 @@ fn refers_to_a_person(p: &Parse, from: usize) -> bool {
     (from..w.len()).any(|i| {
         (w[i].lower == "his" && w[i].tag == "PRP$")
             // "her" is also an object ("make her feel small"): a possessive only before an
-            // adjective, a person or a visible thing.
+            // adjective, a person or a visible thing, or a participle before a noun ("cradles
+            // her growing baby bump").
             || (w[i].lower == "her"
                 && w.get(i + 1).is_some_and(|n| {
                     n.pos == Pos::Adj
                         || (n.pos == Pos::Noun
                             && (is_visible(&singular(&n.lower)) || names_people(&n.text)))
+                        || (n.lower.ends_with("ing")
+                            && w.get(i + 2).is_some_and(|o| o.pos == Pos::Noun))
                 }))
             || matches!(w[i].lower.as_str(), "himself" | "herself")
             || (matches!(w[i].lower.as_str(), "in" | "wearing" | "wears")
@@ -544,6 +548,17 @@ const ABBREVIATIONS: [&str; 31] = [
     "maj", "adm", "st", "ave", "blvd", "rd", "mt", "ft", "jr", "sr", "no", "inc", "co", "corp",
     "ltd", "vs", "prof",
 ];
+
+/// The sentence without a condition after its comma: "A button that says 'Download on the App
+/// Store', and if clicked it will lead you to the iOS App store" describes the button; what
+/// happens if it is clicked is no picture's (and its modal and "you" would make it the reader's).
+fn without_condition(sentence: &str) -> &str {
+    [", and if ", ", if "]
+        .iter()
+        .filter_map(|c| sentence.find(c))
+        .min()
+        .map_or(sentence, |at| &sentence[..at])
+}
 
 /// The first sentence of `text`: up to a full stop, question or exclamation mark followed by a
 /// capital or a digit, not after an abbreviation or an initial ("Gov.", "U.S.", "J.").
@@ -1008,7 +1023,7 @@ fn names_an_interface(words: &Words) -> bool {
             .iter()
             .any(|p| closes_with(lower, p))
         || lower.iter().any(|w| INTERFACE.contains(&w.as_str()))
-        || [
+        || ([
             &["example"][..],
             &["an", "example"],
             &["applying", "example"],
@@ -1016,12 +1031,24 @@ fn names_an_interface(words: &Words) -> bool {
         ]
         .iter()
         .any(|p| opens_with(lower, p))
+            && !example_of_a_thing(lower))
         // "the “Fog” filter", "the Sinus filter": a named effect of a program. (The quotes are
         // not words: a capital before it is the name's.)
         || (1..lower.len()).any(|i| {
             matches!(lower[i].as_str(), "filter" | "effect" | "plug-in")
                 && words.written[i - 1].starts_with(char::is_uppercase)
         })
+}
+
+/// "An example of a rendered maze": a manual's example of a thing one could see, no part of a
+/// program or a document ("An example of the Fog filter", "An example of a gradient" are).
+fn example_of_a_thing(lower: &[String]) -> bool {
+    opens_with(lower, &["an", "example", "of"])
+        && matches!(lower.get(3).map(String::as_str), Some("a" | "an"))
+        && lower[4..].iter().any(|w| is_visible_word(w))
+        && !lower[4..]
+            .iter()
+            .any(|w| is_document(w) || INTERFACE.contains(&w.as_str()))
 }
 
 /// Words of the news story's events, which happened before or beyond the picture: "died aged
@@ -1288,6 +1315,8 @@ fn is_story(sentence: &str, words: &Words) -> bool {
             .find(|t| !t.is_empty() && !determiner(t));
         at > 0
             && tokens[at - 1].starts_with(char::is_uppercase)
+            // "Placed on a wooden slice": a participle, capitalised as the first word, is no name.
+            && !(tokens[0].len() > 4 && tokens[0].ends_with("ed") && is_verb(&core(tokens[0])))
             && tokens[..at]
                 .iter()
                 .all(|t| t.starts_with(char::is_uppercase) || !is_verb(&core(t)))
@@ -1402,7 +1431,22 @@ fn is_story(sentence: &str, words: &Words) -> bool {
         || addressed
         || address
         || opens_like_a_headline(lower)
-        || lower.iter().any(|w| MODALS.contains(&w.as_str()))
+        // "A new blood test which can reliably detect … is to go on trial": the story's future.
+        || lower.windows(3).any(|w| {
+            matches!(w[0].as_str(), "is" | "are")
+                && w[1] == "to"
+                && (w[2] == "be" || w[2] == "go")
+        })
+        || lower.iter().enumerate().any(|(i, w)| {
+            // "a quantum computer—a new kind of machine that could make hacking …", "cradles her
+            // growing baby bump but can't put the phone down": a relative clause's modal or a
+            // second verb's after "but" says what the picture's thing or person can do, not
+            // what the story will.
+            MODALS.contains(&w.as_str())
+                && !i
+                    .checked_sub(1)
+                    .is_some_and(|b| matches!(lower[b].as_str(), "that" | "which" | "but"))
+        })
 }
 
 /// Month names and their abbreviations ("may" and "march" only before a day or year).
@@ -1858,6 +1902,40 @@ mod tests {
     }
 
     #[test]
+    fn a_condition_a_relative_clauses_modal_and_a_manuals_example_tell_no_story() {
+        for caption in [
+            // What happens if the button is clicked is left out with its modal and "you".
+            "A button that says 'Download on the App Store', and if clicked it will lead you to \
+             the iOS App store",
+            // A relative clause's modal, and a second verb's after "but".
+            "In a laboratory in Shanghai, researchers work on developing a quantum computer—a new \
+             kind of machine that could make hacking much more common.",
+            "Can you hear me now? Pregnant Halle Berry cradles her growing baby bump but can't put \
+             the phone down after school run",
+            // A manual's example of a thing one could see; "Placed" opens no one's comments.
+            "An example of a rendered maze.",
+        ] {
+            let r = read(caption);
+            assert_eq!(r.not_description, None, "{caption}: {r:?}");
+        }
+        assert_ne!(
+            read("Placed on a wooden slice").not_description,
+            Some(NotDescription::Headline)
+        );
+        for (caption, why) in [
+            (
+                "A new blood test which can reliably detect Down's syndrome is to go on trial",
+                NotDescription::Headline,
+            ),
+            ("PERSON could face jail", NotDescription::Headline),
+            ("An example of a gradient", NotDescription::Interface),
+            ("An example of the Fog filter", NotDescription::Interface),
+        ] {
+            assert_eq!(read(caption).not_description, Some(why), "{caption}");
+        }
+    }
+
+    #[test]
     fn a_tabloids_teaser_is_left_out() {
         let r = read(
             "That's more like it! Sienna Miller cuts a sexy figure in low-cut black dress to \
@@ -1914,6 +1992,9 @@ mod tests {
             "An artist's rendering of the new Simpsons theme park at Universal Orlando.",
             "The city’s acropolis is barely visible during a cloudy day on the Thessalian plains.",
             "Tropical storm Andrea in the Gulf",
+            // A manual's example is of its thing; a "her" before a participle and a noun.
+            "An example of a rendered maze.",
+            "Pregnant Halle Berry cradles her growing baby bump",
         ] {
             assert!(subject_is_visible(&parse(caption)), "{caption}");
         }

@@ -949,7 +949,22 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
     {
         set_tag(&mut words[i], "VBZ");
     }
-    let Some(first) = words.iter().position(|w| w.pos == Pos::Noun) else {
+    // "In a laboratory in Shanghai, researchers work on …": a place put before the clause, closed
+    // by its comma, holds no subject; the subject is sought after it.
+    let after_place = match words.first() {
+        Some(w) if w.pos == Pos::Adp => words
+            .iter()
+            .take(10)
+            .take_while(|w| w.pos != Pos::Verb)
+            .position(|w| w.text == ",")
+            .map_or(0, |comma| comma + 1),
+        _ => 0,
+    };
+    let Some(first) = words[after_place..]
+        .iter()
+        .position(|w| w.pos == Pos::Noun)
+        .map(|i| i + after_place)
+    else {
         return;
     };
     // The subject's head: the last of its nouns, not counting one that is already the verb
@@ -1684,6 +1699,15 @@ mod tests {
         // "home" after a verb is where to, no object.
         let p = parse("Busy PERSON reads a book as he arrives home");
         assert_eq!(p.words.last().map(|w| w.tag), Some("RB"));
+    }
+
+    #[test]
+    fn a_place_before_the_clause_holds_no_subject() {
+        // "work" is the verb of the subject after the place's comma, not a noun after
+        // "laboratory".
+        let p = parse("In a laboratory in Shanghai, researchers work on a quantum computer.");
+        let work = p.words.iter().find(|w| w.lower == "work").unwrap();
+        assert_eq!(work.pos, Pos::Verb, "{}", work.tag);
     }
 
     #[test]

@@ -161,7 +161,10 @@ impl<'a> Clause<'a> {
                 .find(|ch| ch.kind == ChunkKind::Verb)
                 .is_some_and(|v| p.words[v.head].tag == "VBZ" && depicts(p, v))
         };
-        if META.contains(&p.words[c.head].lower.as_str())
+        // "An example of a rendered maze", "Two examples of diffraction patterns": a manual's
+        // example is of its subject as a photo is.
+        let head = p.words[c.head].lower.as_str();
+        if (META.contains(&head) || matches!(head, "example" | "examples"))
             && let Some(next) = chunks.get(k + 1)
             && let ChunkKind::Pp { np } = next.kind
             && p.words[next.start].lower == "of"
@@ -2099,6 +2102,21 @@ mod tests {
         assert!(
             all.iter().any(|(q, a)| q == question && a == answer),
             "{caption}: no ({question}, {answer}) in {all:#?}"
+        );
+    }
+
+    #[test]
+    fn a_manuals_example_and_a_place_before_the_clause() {
+        // The example's thing is asked of, as a photo's is.
+        has(
+            "An example of a rendered maze.",
+            "Is there a rendered maze?",
+            "yes",
+        );
+        has(
+            "In a laboratory, the researchers work on a quantum computer.",
+            "Who works on a quantum computer?",
+            "the researchers",
         );
     }
 
