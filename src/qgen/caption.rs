@@ -290,7 +290,13 @@ fn is_a_named_thing_shown(p: &Parse, start: usize, end: usize) -> bool {
             let motion = lower
                 && matches!(x.pos, Pos::Verb | Pos::Noun)
                 && THING_MOTIONS.contains(&verb_lemma(&x.lower).as_deref().unwrap_or(&x.lower));
+            // "A life-size Volvo XC90 made of LEGOs": what is made of something is a thing.
+            let made = lower
+                && matches!(x.lower.as_str(), "made" | "built" | "carved")
+                && w.get(start + 2 + k)
+                    .is_some_and(|n| matches!(n.lower.as_str(), "of" | "from"));
             motion
+                || made
                 || (start + 1 + k >= end
                     && x.pos == Pos::Noun
                     && lower
@@ -875,6 +881,15 @@ fn names_something_visible(words: &Words) -> bool {
             if *word == "PERSON" {
                 return true;
             }
+            // "A life-size Volvo XC90 made of LEGOs": a thing made of something can be seen.
+            if matches!(lower.as_str(), "made" | "built" | "carved")
+                && words
+                    .lower
+                    .get(i + 1)
+                    .is_some_and(|n| matches!(n.as_str(), "of" | "from"))
+            {
+                return true;
+            }
             // "The Duke of Edinburgh", "the Queen": a person's title after "the" is a person.
             if i > 0 && word.starts_with(char::is_uppercase) {
                 return words.lower[i - 1] == "the" && is_person_noun(lower);
@@ -907,7 +922,16 @@ fn is_document(lower: &str) -> bool {
 /// "the triangle selector", "glass tile effect", "the Preserve Luminosity option". Up to two
 /// nouns of the compound may follow before its head; a minor word ends the compound.
 fn modifies_a_document_word<'w>(after: impl IntoIterator<Item = &'w str>) -> bool {
-    for word in after.into_iter().take(2) {
+    let after: Vec<&str> = after.into_iter().take(3).collect();
+    for (k, &word) in after.iter().take(2).enumerate() {
+        // "Arrows point from Taiwan to Fiji": a "point" before a preposition is the verb.
+        if matches!(word, "point" | "points")
+            && after
+                .get(k + 1)
+                .is_some_and(|n| matches!(*n, "to" | "at" | "from" | "toward" | "towards"))
+        {
+            return false;
+        }
         if is_document(word) || INTERFACE.contains(&word) {
             return true;
         }
@@ -1933,6 +1957,14 @@ mod tests {
         ] {
             assert_eq!(read(caption).not_description, Some(why), "{caption}");
         }
+        // What is made of something is a thing, whatever its name.
+        assert_eq!(
+            read("Vroom: A life-size Volvo XC90 made of LEGOs.").not_description,
+            None
+        );
+        // "point" before a preposition is the verb, not a document's point.
+        assert!(!modifies_a_document_word(["point", "from", "taiwan"]));
+        assert!(modifies_a_document_word(["point", "of", "the"]));
     }
 
     #[test]

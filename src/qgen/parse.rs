@@ -517,11 +517,12 @@ pub fn parse(caption: &str) -> Parse {
         {
             tag = "NNP";
         }
-        // "faces off with a heckler", "looks on from the stands": a particle right after a verb,
-        // before a preposition or the end, belongs to the verb ("out of" stays a preposition).
+        // "faces off with a heckler", "looks on from the stands", "peered over at his brother":
+        // a particle right after a verb, before a preposition or the end, belongs to the verb
+        // ("out of" stays a preposition).
         if matches!(
             lower.as_str(),
-            "off" | "up" | "down" | "out" | "away" | "back" | "on"
+            "off" | "up" | "down" | "out" | "away" | "back" | "on" | "over"
         ) && words.last().is_some_and(|w: &Word| w.pos == Pos::Verb)
             && next.as_deref().is_none_or(|n| {
                 n != "of"

@@ -1959,6 +1959,15 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
     if verb.is_empty() && object.is_empty() && places.is_empty() {
         return;
     }
+    // "A life-size car made of LEGOs": "Is the life-size car made?" asks nothing without what
+    // it is made of.
+    if object.is_empty()
+        && places.is_empty()
+        && matches!(c.verb, Some((_, Form::Passive)))
+        && matches!(verb.rsplit(' ').next(), Some("made" | "built" | "carved"))
+    {
+        return;
+    }
     let yes = question(&[&aux_cap, &subject, verb, &object, &place_words(None)]);
     let inflect = |word: &crate::qgen::parse::Word, other: &str| {
         if word.is_plural() {
@@ -2117,6 +2126,23 @@ mod tests {
             "In a laboratory, the researchers work on a quantum computer.",
             "Who works on a quantum computer?",
             "the researchers",
+        );
+        // A particle before a preposition is the verb's.
+        has(
+            "Little Kai peered over at his newborn brother",
+            "Who did Little Kai peer over at?",
+            "his newborn brother",
+        );
+        // Not "Is the life-size car made? — yes": what it is made of is the question.
+        let made = qa("A life-size car made of LEGOs.");
+        assert!(
+            made.iter().all(|(q, _)| !q.ends_with(" made?")),
+            "{made:#?}"
+        );
+        has(
+            "A life-size car made of LEGOs.",
+            "What is made of LEGOs?",
+            "a life-size car",
         );
     }
 
