@@ -922,16 +922,7 @@ fn is_document(lower: &str) -> bool {
 /// "the triangle selector", "glass tile effect", "the Preserve Luminosity option". Up to two
 /// nouns of the compound may follow before its head; a minor word ends the compound.
 fn modifies_a_document_word<'w>(after: impl IntoIterator<Item = &'w str>) -> bool {
-    let after: Vec<&str> = after.into_iter().take(3).collect();
-    for (k, &word) in after.iter().take(2).enumerate() {
-        // "Arrows point from Taiwan to Fiji": a "point" before a preposition is the verb.
-        if matches!(word, "point" | "points")
-            && after
-                .get(k + 1)
-                .is_some_and(|n| matches!(*n, "to" | "at" | "from" | "toward" | "towards"))
-        {
-            return false;
-        }
+    for word in after.into_iter().take(2) {
         if is_document(word) || INTERFACE.contains(&word) {
             return true;
         }
@@ -1962,9 +1953,6 @@ mod tests {
             read("Vroom: A life-size Volvo XC90 made of LEGOs.").not_description,
             None
         );
-        // "point" before a preposition is the verb, not a document's point.
-        assert!(!modifies_a_document_word(["point", "from", "taiwan"]));
-        assert!(modifies_a_document_word(["point", "of", "the"]));
     }
 
     #[test]
