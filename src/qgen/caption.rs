@@ -870,7 +870,7 @@ fn closes_with(lower: &[String], phrase: &[&str]) -> bool {
 
 /// Whether `sentence` names a person, a visible thing or a colour in lower case (or as its first
 /// word): capitalised words inside a sentence are names ("Triton Athlete" is a car), but for a
-/// person's title after "the" ("the Duke").
+/// person's title after "the" ("the Duke"); or a thing made of something ("… made of LEGOs").
 fn names_something_visible(words: &Words) -> bool {
     words
         .written
@@ -1267,7 +1267,8 @@ fn opens_like_a_headline(lower: &[String]) -> bool {
 /// Whether `sentence` is a headline or the story's text rather than a description: "Title:
 /// Subtitle" (a colon before a capital, the dateline already gone), quoted speech of three words
 /// or more not introduced as the picture's own text, a headline's infinitive ("PERSON to end his
-/// radio show": a name, "to" and a bare verb), a modal verb, a present perfect, a biography's
+/// radio show": a name, "to" and a bare verb), a modal verb (not a relative clause's, nor one
+/// after "but"), the story's future ("is to go"), a present perfect, a biography's
 /// "is president of", a name defined ("X is a …"), the reader addressed ("you", "we"), a web
 /// address, the story's events ([`EVENTS`]), a price or a promotion, a picture posted online, or
 /// a headline's opening (`opens_like_a_headline`).

@@ -2115,7 +2115,7 @@ mod tests {
     }
 
     #[test]
-    fn a_manuals_example_and_a_place_before_the_clause() {
+    fn examples_places_before_the_clause_particles_and_things_made() {
         // The example's thing is asked of, as a photo's is.
         has(
             "An example of a rendered maze.",
