@@ -14,7 +14,8 @@
 #   Debian's wordnet-base 3.0 (Princeton's WordNet 3.0 license, permissive, notice in LICENSE-wordnet):
 #     en-concrete-nouns.txt (nouns of en-words.txt whose most frequent WordNet sense is a physical
 #     thing: an animal, artifact, body part, food, place, natural object, person, phenomenon,
-#     plant, shape or substance), LICENSE-wordnet
+#     plant, shape or substance), en-happening-nouns.txt (nouns of en-words.txt whose most frequent
+#     sense is an event or a process: "flow", "accretion", "eruption"), LICENSE-wordnet
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -51,19 +52,21 @@ PY
 (cd "$work" && apt-get download wordnet-base >/dev/null)
 dpkg-deb -x "$work"/wordnet-base_*.deb "$work/wordnet"
 cp "$work/wordnet/usr/share/doc/wordnet-base/copyright" data/lexicon/LICENSE-wordnet
-python3 - "$work/wordnet/usr/share/wordnet" data/lexicon/en-words.txt data/lexicon/en-concrete-nouns.txt <<'PY'
+python3 - "$work/wordnet/usr/share/wordnet" data/lexicon/en-words.txt data/lexicon/en-concrete-nouns.txt data/lexicon/en-happening-nouns.txt <<'PY'
 import re, sys
-wordnet, words, out = sys.argv[1:]
+wordnet, words, out, happening_out = sys.argv[1:]
 # Lexicographer files of physical things (WordNet's lexnames): 05 animal, 06 artifact, 08 body,
 # 13 food, 15 location, 17 object, 18 person, 19 phenomenon, 20 plant, 25 shape, 27 substance.
 physical = {5, 6, 8, 13, 15, 17, 18, 19, 20, 25, 27}
+# 11 event, 22 process: what happens to things, which a figure or a photograph can show happening.
+happenings = {11, 22}
 lexname = {}
 for line in open(f"{wordnet}/data.noun", encoding="latin-1"):
     if not line.startswith("  "):
         offset, file = line.split(" ", 2)[:2]
         lexname[offset] = int(file)
 known = set(open(words, encoding="utf-8").read().split())
-found = []
+found, happening = [], []
 for line in open(f"{wordnet}/index.noun", encoding="latin-1"):
     if line.startswith("  "):
         continue
@@ -71,8 +74,12 @@ for line in open(f"{wordnet}/index.noun", encoding="latin-1"):
     lemma, pointers = f[0], int(f[3])
     # Synsets are listed most frequent sense first (by the semantic concordance's counts).
     first = f[6 + pointers]
-    if re.fullmatch(r"[a-z][a-z-]*", lemma) and lemma in known and lexname[first] in physical:
-        found.append(lemma)
+    if re.fullmatch(r"[a-z][a-z-]*", lemma) and lemma in known:
+        if lexname[first] in physical:
+            found.append(lemma)
+        elif lexname[first] in happenings:
+            happening.append(lemma)
 open(out, "w", encoding="utf-8").write("\n".join(found) + "\n")
+open(happening_out, "w", encoding="utf-8").write("\n".join(happening) + "\n")
 PY
 ls -l data/lexicon

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use foldhash::fast::RandomState;
 
 use super::parse::{ChunkKind, Parse, Pos, gathers, is_color};
-use super::visible::{is_clothing, is_listed_thing, is_visible, is_visible_word};
+use super::visible::{is_clothing, is_happening, is_listed_thing, is_visible, is_visible_word};
 use super::words::{closes_a_name, is_caption_verb, is_person_noun, singular, verb_lemma};
 use super::words::{names_a_picture, names_people};
 use crate::filter::entities::Entity;
@@ -272,6 +272,34 @@ pub fn subject_is_visible(p: &Parse) -> bool {
         .into_iter()
         .any(|(s, e)| (s..e).any(|i| seen(&p.words[i], i, s, e) || is_color(&p.words[i].lower)))
         || says_what_it_shows(p)
+        || shows_a_happening(p, c.head)
+}
+
+/// Whether a verbless caption's subject `head` is a happening ([`is_happening`]: an event or a
+/// process) to things one could see, named after it in a preposition's phrase, in lower case: a
+/// figure's or a photograph's title ("Meridional flows in the disk around a young star",
+/// "Accretion of a giant planet onto a white dwarf star"). With a finite verb it is a story
+/// ("Flooding forces residents to flee"); a happening to a person is news's ("Death of al Qaeda
+/// leader a significant blow", "Funeral for actor …"); and "The accidental role of cow dung" is
+/// a role, no happening.
+fn shows_a_happening(p: &Parse, head: usize) -> bool {
+    is_happening(&singular(&p.words[head].lower))
+        && !p
+            .words
+            .iter()
+            .any(|w| matches!(w.tag, "VBZ" | "VBP" | "VBD" | "MD"))
+        && p.chunks.iter().any(|c| match c.kind {
+            // The head of a preposition's phrase: "al Qaeda leader" is a leader, not an "al".
+            ChunkKind::Pp { np } if c.start > head => {
+                let w = &p.words[p.chunks[np].head];
+                w.pos == Pos::Noun
+                    && w.text.starts_with(char::is_lowercase)
+                    && !is_document(&w.lower)
+                    && !is_person_noun(&singular(&w.lower))
+                    && is_visible_word(&w.lower)
+            }
+            _ => false,
+        })
 }
 
 /// Whether the name in the phrase `start..end` is a thing's that the sentence shows: a name after
@@ -1847,6 +1875,26 @@ mod tests {
             "rows of red and yellow tulips stretching toward the horizon",
         ] {
             assert!(subject_is_visible(&parse(caption)), "{caption}");
+        }
+    }
+
+    #[test]
+    fn a_happening_to_things_seen_is_a_figures_title_without_a_verb() {
+        use crate::qgen::parse::parse;
+        for caption in [
+            "Meridional flows in the disk around a young star",
+            "Accretion of a giant planet onto a white dwarf star",
+        ] {
+            assert!(subject_is_visible(&parse(caption)), "{caption}");
+        }
+        for caption in [
+            // A story, a happening to a person, no thing after a preposition.
+            "Flooding in the valley forces families to leave",
+            "Death of al Qaeda leader a significant blow",
+            "Funeral for actor Lee Sun-kyun",
+            "tilt five augmented reality game system",
+        ] {
+            assert!(!subject_is_visible(&parse(caption)), "{caption}");
         }
     }
 

@@ -27,6 +27,24 @@ fn concrete_nouns() -> &'static HashSet<&'static str, RandomState> {
     })
 }
 
+/// Nouns whose most frequent sense is an event or a process, after WordNet 3.0
+/// (`data/lexicon/en-happening-nouns.txt`, made by `scripts/fetch_lexicon.sh`): "flow",
+/// "accretion", "eruption".
+fn happening_nouns() -> &'static HashSet<&'static str, RandomState> {
+    static NOUNS: OnceLock<HashSet<&'static str, RandomState>> = OnceLock::new();
+    NOUNS.get_or_init(|| {
+        include_str!("../../data/lexicon/en-happening-nouns.txt")
+            .lines()
+            .collect()
+    })
+}
+
+/// Whether a singular lower-case noun names an event or a process ([`happening_nouns`]): no
+/// thing, but what a picture can show happening to things.
+pub fn is_happening(noun: &str) -> bool {
+    happening_nouns().contains(noun)
+}
+
 /// Countable things, by kind; the first word of each list names the kind.
 const KINDS: [&[&str]; 14] = [
     &[
