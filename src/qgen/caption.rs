@@ -284,10 +284,7 @@ pub fn subject_is_visible(p: &Parse) -> bool {
 /// a role, no happening.
 fn shows_a_happening(p: &Parse, head: usize) -> bool {
     is_happening(&singular(&p.words[head].lower))
-        && !p
-            .words
-            .iter()
-            .any(|w| matches!(w.tag, "VBZ" | "VBP" | "VBD" | "MD"))
+        && !p.words.iter().any(|w| w.is_finite())
         && p.chunks.iter().any(|c| match c.kind {
             // The head of a preposition's phrase: "al Qaeda leader" is a leader, not an "al".
             ChunkKind::Pp { np } if c.start > head => {

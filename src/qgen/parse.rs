@@ -92,6 +92,12 @@ impl Word {
         self.entity == Some(Entity::Person) || names_people(&self.text)
     }
 
+    /// Whether the word is a finite verb or a modal ("forces", "stood", "can"): a clause's own
+    /// verb, not a participle or an infinitive.
+    pub fn is_finite(&self) -> bool {
+        matches!(self.tag, "VBZ" | "VBP" | "VBD" | "MD")
+    }
+
     /// Whether the word is a form of "be".
     pub fn is_be(&self) -> bool {
         BE.contains(&self.lower.as_str())

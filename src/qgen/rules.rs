@@ -298,10 +298,9 @@ impl<'a> Clause<'a> {
             && chunks
                 .get(k + 1)
                 .is_some_and(|c| participle(c) && p.words[c.head].tag == "VBG")
-            && !chunks[k + 2..].iter().any(|c| {
-                c.kind == ChunkKind::Verb
-                    && matches!(p.words[c.head].tag, "VBZ" | "VBP" | "VBD" | "MD")
-            })
+            && !chunks[k + 2..]
+                .iter()
+                .any(|c| c.kind == ChunkKind::Verb && p.words[c.head].is_finite())
         {
             k += 1;
         }

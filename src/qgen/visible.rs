@@ -10,39 +10,36 @@
 //! super-categories, widened with the nouns of news and web photos.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 
 use foldhash::fast::RandomState;
 
 use super::words::{GARMENTS, is_person_noun, singular};
 
+/// A word list of `data/lexicon/` (one word per line), as a set.
+type WordSet = LazyLock<HashSet<&'static str, RandomState>>;
+
 /// Nouns whose most frequent sense is a physical thing, after WordNet 3.0
 /// (`data/lexicon/en-concrete-nouns.txt`, made by `scripts/fetch_lexicon.sh`).
-fn concrete_nouns() -> &'static HashSet<&'static str, RandomState> {
-    static NOUNS: OnceLock<HashSet<&'static str, RandomState>> = OnceLock::new();
-    NOUNS.get_or_init(|| {
-        include_str!("../../data/lexicon/en-concrete-nouns.txt")
-            .lines()
-            .collect()
-    })
-}
+static CONCRETE_NOUNS: WordSet = LazyLock::new(|| {
+    include_str!("../../data/lexicon/en-concrete-nouns.txt")
+        .lines()
+        .collect()
+});
 
 /// Nouns whose most frequent sense is an event or a process, after WordNet 3.0
 /// (`data/lexicon/en-happening-nouns.txt`, made by `scripts/fetch_lexicon.sh`): "flow",
 /// "accretion", "eruption".
-fn happening_nouns() -> &'static HashSet<&'static str, RandomState> {
-    static NOUNS: OnceLock<HashSet<&'static str, RandomState>> = OnceLock::new();
-    NOUNS.get_or_init(|| {
-        include_str!("../../data/lexicon/en-happening-nouns.txt")
-            .lines()
-            .collect()
-    })
-}
+static HAPPENING_NOUNS: WordSet = LazyLock::new(|| {
+    include_str!("../../data/lexicon/en-happening-nouns.txt")
+        .lines()
+        .collect()
+});
 
-/// Whether a singular lower-case noun names an event or a process ([`happening_nouns`]): no
+/// Whether a singular lower-case noun names an event or a process ([`HAPPENING_NOUNS`]): no
 /// thing, but what a picture can show happening to things.
 pub fn is_happening(noun: &str) -> bool {
-    happening_nouns().contains(noun)
+    HAPPENING_NOUNS.contains(noun)
 }
 
 /// Countable things, by kind; the first word of each list names the kind.
@@ -506,7 +503,7 @@ const SIGNS: [&str; 19] = [
 pub fn is_visible(noun: &str) -> bool {
     kind_of(noun).is_some()
         || index().scenes.contains(noun)
-        || concrete_nouns().contains(noun)
+        || CONCRETE_NOUNS.contains(noun)
         || SIGNS.contains(&noun)
         || is_person_noun(noun)
 }
