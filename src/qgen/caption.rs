@@ -278,13 +278,14 @@ pub fn subject_is_visible(p: &Parse) -> bool {
 /// Whether a verbless caption's subject `head` is a happening ([`is_happening`]: an event or a
 /// process) to things one could see, named after it in a preposition's phrase, in lower case: a
 /// figure's or a photograph's title ("Meridional flows in the disk around a young star",
-/// "Accretion of a giant planet onto a white dwarf star"). With a finite verb it is a story
-/// ("Flooding forces residents to flee"); a happening to a person is news's ("Death of al Qaeda
-/// leader a significant blow", "Funeral for actor …"); and "The accidental role of cow dung" is
-/// a role, no happening.
+/// "Accretion of a giant planet onto a white dwarf star"). With a finite verb, or a base form
+/// where the tagger took the finite one for a noun, it is a story ("Eruption of a volcano forces
+/// villagers to flee", "forces" read as a plural); a happening to a person is news's ("Death of
+/// al Qaeda leader a significant blow", "Funeral for actor …"); and "The accidental role of cow
+/// dung" is a role, no happening.
 fn shows_a_happening(p: &Parse, head: usize) -> bool {
     is_happening(&singular(&p.words[head].lower))
-        && !p.words.iter().any(|w| w.is_finite())
+        && !p.words.iter().any(|w| w.is_finite() || w.tag == "VB")
         && p.chunks.iter().any(|c| match c.kind {
             // The head of a preposition's phrase: "al Qaeda leader" is a leader, not an "al".
             ChunkKind::Pp { np } if c.start > head => {
@@ -1886,7 +1887,7 @@ mod tests {
         }
         for caption in [
             // A story, a happening to a person, no thing after a preposition.
-            "Flooding in the valley forces families to leave",
+            "Eruption of a volcano forces villagers to flee",
             "Death of al Qaeda leader a significant blow",
             "Funeral for actor Lee Sun-kyun",
             "tilt five augmented reality game system",
