@@ -15,7 +15,10 @@
 #     en-concrete-nouns.txt (nouns of en-words.txt whose most frequent WordNet sense is a physical
 #     thing: an animal, artifact, body part, food, place, natural object, person, phenomenon,
 #     plant, shape or substance), en-happening-nouns.txt (nouns of en-words.txt whose most frequent
-#     sense is an event or a process: "flow", "accretion", "eruption"), LICENSE-wordnet
+#     sense is an event or a process: "flow", "accretion", "eruption"), en-person-nouns.txt (nouns
+#     of en-words.txt whose most frequent sense is a kind of person — not one named person, and
+#     seen so in the semantic concordance unless every sense is a person — and that en-lexicon.txt
+#     tags as a noun or does not know: "villager", "astronaut"), LICENSE-wordnet
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -52,21 +55,56 @@ PY
 (cd "$work" && apt-get download wordnet-base >/dev/null)
 dpkg-deb -x "$work"/wordnet-base_*.deb "$work/wordnet"
 cp "$work/wordnet/usr/share/doc/wordnet-base/copyright" data/lexicon/LICENSE-wordnet
-python3 - "$work/wordnet/usr/share/wordnet" data/lexicon/en-words.txt data/lexicon/en-concrete-nouns.txt data/lexicon/en-happening-nouns.txt <<'PY'
+python3 - "$work/wordnet/usr/share/wordnet" data/lexicon/en-words.txt data/lexicon/en-concrete-nouns.txt data/lexicon/en-happening-nouns.txt data/lexicon/en-person-nouns.txt <<'PY'
 import re, sys
-wordnet, words, out, happening_out = sys.argv[1:]
+wordnet, words, out, happening_out, person_out = sys.argv[1:]
 # Lexicographer files of physical things (WordNet's lexnames): 05 animal, 06 artifact, 08 body,
 # 13 food, 15 location, 17 object, 18 person, 19 phenomenon, 20 plant, 25 shape, 27 substance.
 physical = {5, 6, 8, 13, 15, 17, 18, 19, 20, 25, 27}
 # 11 event, 22 process: what happens to things, which a figure or a photograph can show happening.
 happenings = {11, 22}
-lexname = {}
+# 18 person: a kind of person, unless the synset is an instance ("@i": one named person, whose
+# surname is a lemma of its own: "tubman", "hughes").
+person = 18
+lexname, instance, capitalised = {}, set(), set()
 for line in open(f"{wordnet}/data.noun", encoding="latin-1"):
     if not line.startswith("  "):
         offset, file = line.split(" ", 2)[:2]
         lexname[offset] = int(file)
+        if " @i " in line:
+            instance.add(offset)
+        # The synset's words as written: one a lemma has only capitalised names a people, a
+        # faith, a party or a myth's figure ("Bornean", "Democrat"), more often an adjective
+        # or a name in a caption than a person seen.
+        f = line.split()
+        for i in range(int(f[3], 16)):
+            word = f[4 + 2 * i]
+            if word != word.lower():
+                capitalised.add((offset, word.lower()))
 known = set(open(words, encoding="utf-8").read().split())
-found, happening = [], []
+# The tagger's lexicon: a word it tags as an adjective or a verb first ("native", "white",
+# "senior", "suspect"), or knows only capitalised ("Korean", "Archer"), is too often no person.
+tag = dict(line.split()[:2] for line in open("data/lexicon/en-lexicon.txt", encoding="utf-8")
+           if len(line.split()) >= 2)
+# How often each noun sense was seen in the semantic concordance: among senses never seen there
+# WordNet's order is arbitrary, so a word with other senses counts as a person only when its
+# first sense was seen at least twice ("whale", first "a very large person", seen once;
+# "jumper", "avatar" and "stud" never) and its person senses more often than the others ("ward"
+# of a hospital, "spirit"). Two-letter lemmas are abbreviations ("da", "gp").
+tagged, seen_as = {}, {}
+for line in open(f"{wordnet}/cntlist.rev", encoding="latin-1"):
+    sense_key, number, count = line.split()
+    lemma, sense = sense_key.split("%", 1)
+    if sense.startswith("1:"):
+        if number == "1":
+            tagged[lemma] = int(count)
+        is_person = int(sense.split(":")[1]) == person
+        seen = seen_as.setdefault(lemma, [0, 0])
+        seen[is_person] += int(count)
+# Words whose first sense in the web's alt text is no person though WordNet's is: an "avatar"
+# is a user's picture (a sense newer than WordNet 3.0), a "speaker" in a shop a loudspeaker.
+web_senses = {"avatar", "speaker"}
+found, happening, people = [], [], []
 for line in open(f"{wordnet}/index.noun", encoding="latin-1"):
     if line.startswith("  "):
         continue
@@ -79,7 +117,17 @@ for line in open(f"{wordnet}/index.noun", encoding="latin-1"):
             found.append(lemma)
         elif lexname[first] in happenings:
             happening.append(lemma)
+        senses = f[6 + pointers:]
+        if (lexname[first] == person and first not in instance and len(lemma) > 2
+                and lemma not in web_senses and (first, lemma) not in capitalised
+                and (all(lexname[s] == person for s in senses)
+                     or (tagged.get(lemma, 0) >= 2 and seen_as[lemma][1] > seen_as[lemma][0]))):
+            t = tag.get(lemma)
+            if (t or "NN").startswith("NN") and not (t is None and (
+                    lemma.capitalize() in tag or lemma.upper() in tag)):
+                people.append(lemma)
 open(out, "w", encoding="utf-8").write("\n".join(found) + "\n")
 open(happening_out, "w", encoding="utf-8").write("\n".join(happening) + "\n")
+open(person_out, "w", encoding="utf-8").write("\n".join(people) + "\n")
 PY
 ls -l data/lexicon

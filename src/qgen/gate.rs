@@ -191,7 +191,8 @@ fn each_feature(caption: &str, parsed: &Parse, mut f: impl FnMut(&str)) {
         let noun = singular(&w.lower);
         if is_person_noun(&noun) {
             f("has:people");
-        } else if is_visible(&noun) {
+        }
+        if is_visible(&noun) {
             visible += 1;
         }
     }

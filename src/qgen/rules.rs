@@ -2299,6 +2299,27 @@ mod tests {
     }
 
     #[test]
+    fn people_by_their_trade_are_who_does_it() {
+        // WordNet's person nouns (data/lexicon/en-person-nouns.txt): was "What carries water?".
+        has(
+            "A villager carries water from a well",
+            "Who carries water?",
+            "a villager",
+        );
+        has(
+            "Gun control campaigners protest in a square",
+            "Who protests in a square?",
+            "gun control campaigners",
+        );
+        // A whale is no person, whatever WordNet's first sense ("a very large person") says.
+        has(
+            "A whale leaps out of the water",
+            "What leaps out of the water?",
+            "a whale",
+        );
+    }
+
+    #[test]
     fn a_round_number_of_people_is_who_does_it() {
         // Was "What gathers for a rally? — thousands".
         has(

@@ -14,10 +14,7 @@ use std::sync::{LazyLock, OnceLock};
 
 use foldhash::fast::RandomState;
 
-use super::words::{GARMENTS, is_person_noun, singular};
-
-/// A word list of `data/lexicon/` (one word per line), as a set.
-type WordSet = LazyLock<HashSet<&'static str, RandomState>>;
+use super::words::{GARMENTS, WordSet, is_person_noun, singular};
 
 /// Nouns whose most frequent sense is a physical thing, after WordNet 3.0
 /// (`data/lexicon/en-concrete-nouns.txt`, made by `scripts/fetch_lexicon.sh`).
