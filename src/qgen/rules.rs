@@ -774,12 +774,13 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
     // Not of a light verb's idiom: "make their way", "take part", "pay its respects"; nor of a
     // verb's own ("cuts a sexy figure", where "flaunts her figure" shows one).
     let lemma = c.verb.and_then(|(v, _)| verb_lemma(&p.words[v.head].lower));
-    let verb_idiom = |h: usize| {
+    let with_verb = |idioms: &[(&str, &str)], h: usize| {
         let noun = singular(&p.words[h].lower);
         lemma
             .as_deref()
-            .is_some_and(|l| VERB_IDIOMS.contains(&(l, noun.as_str())))
+            .is_some_and(|l| idioms.contains(&(l, noun.as_str())))
     };
+    let verb_idiom = |h: usize| with_verb(&VERB_IDIOMS, h);
     let idiom =
         |h: usize| IDIOM_OBJECTS.contains(&singular(&p.words[h].lower).as_str()) || verb_idiom(h);
     match (c.verb, c.inverted()) {
@@ -848,10 +849,9 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 ask(&mut out, q, c.subject, subject_type);
             }
             // The object: "What is the man riding?"
-            if let Some((s, e, h)) = c
-                .object
-                .filter(|&(_, _, h)| form != Form::Copula && !idiom(h))
-            {
+            if let Some((s, e, h)) = c.object.filter(|&(_, _, h)| {
+                form != Form::Copula && !idiom(h) && !with_verb(&SEEN_IDIOMS, h)
+            }) {
                 let person =
                     is_person_noun(&p.words[h].lower) || p.words[h].entity == Some(Entity::Person);
                 let (wh, t) = who_or_what(person);
@@ -1789,6 +1789,10 @@ const VERB_IDIOMS: [(&str, &str); 5] = [
     ("show", "strain"),
 ];
 
+/// A verb and its object that make an idiom one can see done: "Who stands guard?", "Where does
+/// the policeman stand guard?" are asked, "Who does the policeman stand? — guard" is not.
+const SEEN_IDIOMS: [(&str, &str); 3] = [("stand", "guard"), ("stand", "watch"), ("keep", "watch")];
+
 /// Nouns of time and measure, never counted in a picture.
 const UNITS: [&str; 22] = [
     "year",
@@ -2296,6 +2300,25 @@ mod tests {
                 qa(caption)
             );
         }
+    }
+
+    #[test]
+    fn standing_guard_stands_no_guard() {
+        let all = qa("A policeman stands guard behind a barbed wire fence");
+        assert!(
+            all.iter().all(|(_, a)| a != "guard"),
+            "the idiom's noun is no answer: {all:#?}"
+        );
+        has(
+            "A policeman stands guard behind a barbed wire fence",
+            "Who stands guard behind a barbed wire fence?",
+            "a policeman",
+        );
+        has(
+            "A policeman stands guard behind a barbed wire fence",
+            "Where does the policeman stand guard?",
+            "behind a barbed wire fence",
+        );
     }
 
     #[test]
