@@ -770,9 +770,9 @@ const KIN: [&str; 26] = [
 /// A word list of `data/lexicon/` (one word per line), as a set.
 pub(super) type WordSet = LazyLock<HashSet<&'static str, RandomState>>;
 
-/// Nouns whose most frequent sense is a kind of person, after WordNet 3.0, less those the
-/// tagger's lexicon reads as adjectives or verbs first (`data/lexicon/en-person-nouns.txt`, made
-/// by `scripts/fetch_lexicon.sh`): "villager", "astronaut", "paramedic". [`PEOPLE`] alone missed
+/// Nouns whose most frequent sense is a kind of person, after WordNet 3.0, with [`PEOPLE`] and
+/// [`KIN`] (`data/lexicon/en-person-nouns.txt`; `scripts/fetch_lexicon.sh` says which WordNet
+/// nouns it leaves out and why): "villager", "astronaut", "paramedic". [`PEOPLE`] alone missed
 /// most of the people news photographs show by their trade.
 static PERSON_NOUNS: WordSet = LazyLock::new(|| {
     include_str!("../../data/lexicon/en-person-nouns.txt")
