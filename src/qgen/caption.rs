@@ -306,7 +306,7 @@ fn shows_a_happening(p: &Parse, head: usize) -> bool {
 /// Netherlands pays its respects"), and the sentence after it puts it among things one could see
 /// ("displaying a window floating in a room"; a listed thing, in lower case: "the Apple App Store"
 /// is a shop's name) or moves it as things move ("lands at …").
-fn is_a_named_thing_shown(p: &Parse, start: usize, end: usize) -> bool {
+pub(super) fn is_a_named_thing_shown(p: &Parse, start: usize, end: usize) -> bool {
     let w = &p.words;
     matches!(w[start].lower.as_str(), "a" | "an" | "the")
         && w[start + 1..].iter().enumerate().any(|(k, x)| {

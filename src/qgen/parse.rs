@@ -17,7 +17,7 @@ use foldhash::fast::RandomState;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
-use super::visible::{is_animal, is_clothing, is_visible};
+use super::visible::{is_animal, is_clothing, is_vehicle, is_visible};
 use super::words::{
     GATHERINGS, GOVERNING, LOCATIVE, NOT_PLACES, STATES, TIMES, is_aimed_at, is_caption_verb,
     is_irregular_verb, is_person_noun, is_worn_or_held, names_people, singular, verb_lemma,
@@ -514,6 +514,14 @@ pub fn parse(caption: &str) -> Parse {
             }
             _ => {}
         }
+        // "Musk converses with …": a capitalised word the gazetteer knows as a person's name is
+        // one, whatever the lexicon makes of it in lower case ("musk", an adjective).
+        if entity == Some(Entity::Person)
+            && tag == "JJ"
+            && token.text.starts_with(|c: char| c.is_uppercase())
+        {
+            tag = "NNP";
+        }
         // "former US President": a word in capitals the lexicon knows in lower case as a pronoun
         // or function word is an abbreviated name.
         if token.text.len() > 1
@@ -660,33 +668,59 @@ fn set_tag(w: &mut Word, tag: &'static str) {
     w.pos = coarse(tag);
 }
 
-/// Whether the lexicon knows a past tense of `lemma` ("spray" → "sprayed", "slice" → "sliced"):
-/// the word is a verb too, whatever its most frequent tag.
+/// Whether the lexicon knows a past tense of `lemma` ("spray" → "sprayed", "slice" → "sliced",
+/// "chat" → "chatted"): the word is a verb too, whatever its most frequent tag.
 fn has_past_tense(lemma: &str) -> bool {
     let tagger = Tagger::english();
-    let past = if lemma.ends_with('e') {
-        format!("{lemma}d")
-    } else {
-        format!("{lemma}ed")
+    let past = |form: &str| {
+        tagger
+            .lookup(form)
+            .is_some_and(|t| matches!(tagger.name(t), "VBD" | "VBN"))
     };
-    tagger
-        .lookup(&past)
-        .is_some_and(|t| matches!(tagger.name(t), "VBD" | "VBN"))
+    if lemma.ends_with('e') {
+        return past(&format!("{lemma}d"));
+    }
+    // A short vowel before one final consonant doubles it: "chat", "jog", "stop".
+    let b = lemma.as_bytes();
+    let vowel = |c: u8| b"aeiou".contains(&c);
+    let doubles = b.len() >= 3
+        && !vowel(b[b.len() - 1])
+        && !b"wxy".contains(&b[b.len() - 1])
+        && vowel(b[b.len() - 2])
+        && !vowel(b[b.len() - 3]);
+    past(&format!("{lemma}ed"))
+        || (doubles && past(&format!("{lemma}{}ed", char::from(b[b.len() - 1]))))
 }
 
-/// Whether a lower-case lemma can be a caption's verb: one of [`is_caption_verb`]'s, or a word
-/// with a past tense, regular or irregular.
+/// Whether a lower-case lemma can be a caption's verb: one of [`is_caption_verb`]'s, a word
+/// with a past tense, regular or irregular, or one the lexicon reads as a verb first ("converse",
+/// whose past tense it lacks).
 fn can_be_verb(lemma: &str) -> bool {
-    is_caption_verb(lemma) || has_past_tense(lemma) || is_irregular_verb(lemma)
+    let tagger = Tagger::english();
+    is_caption_verb(lemma)
+        || has_past_tense(lemma)
+        || is_irregular_verb(lemma)
+        || tagger
+            .lookup(lemma)
+            .is_some_and(|t| matches!(tagger.name(t), "VB" | "VBP"))
 }
 
-/// Whether word `i` can act: a person or an animal, by noun or name.
+/// Whether word `i` can act: a person or an animal, by noun or name; or a vehicle, which moves
+/// ([`VEHICLE_MOTIONS`]: "A plane lands at an airport").
 fn is_agent(w: &Word) -> bool {
     w.entity == Some(Entity::Person)
         || w.tag.starts_with("NNP")
         || is_person_noun(&w.lower)
         || is_animal(&singular(&w.lower))
+        || is_vehicle(&singular(&w.lower))
 }
+
+/// What a vehicle does that a picture shows, the only verbs read after one: "A plane lands at an
+/// airport", not "car parks in London" (the places), whose "parks" is no motion here.
+const VEHICLE_MOTIONS: [&str; 12] = [
+    "land", "fly", "sail", "float", "drive", "dock", "roll", "hover", "cross", "travel", "pass",
+    "approach",
+];
 
 /// Words of a fragment the lexicon reads as another part of speech: "is cast on" (a participle
 /// without "-ing"), "an ornate school building" (an -ing noun), "the baleen recovered from a whale" (an unknown noun, a passive participle),
@@ -834,7 +868,7 @@ const OFF_VERBS: [&str; 7] = ["show", "fend", "ward", "fight", "shake", "kick", 
 /// The verb a caption's lexicon made a noun: "A pedestrian walks through snow", "People in combat
 /// gear stand near white vans", "PERSON answers questions". Before the first verb, a word that is
 /// a common caption verb ([`is_caption_verb`]) in the form agreeing with an acting subject (a
-/// person or animal), right after a noun, and followed by what follows a verb (a preposition, a
+/// person or animal, or a vehicle that moves: [`is_agent`]), right after a noun, and followed by what follows a verb (a preposition, a
 /// determiner, an adverb, a plural object or nothing) is the verb. And "is partially inflated":
 /// an -ed adjective after a form of "be" is a passive participle.
 fn verbs_read_as_nouns(words: &mut [Word]) {
@@ -1036,7 +1070,8 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
             is_caption_verb(&lemma)
         } else {
             can_be_verb(&lemma)
-        };
+        } && (!is_vehicle(&singular(&words[head].lower))
+            || VEHICLE_MOTIONS.contains(&lemma.as_str()));
         // "A Delta Airlines Embraer 175 lands at …": a model's number closes its name.
         let model_number = words[i - 1].pos == Pos::Num && words[i - 2].tag.starts_with("NNP");
         let after_phrase = words[i - 1].pos == Pos::Noun

@@ -26,11 +26,12 @@
 //! caption cannot vouch for.
 
 use super::AnswerType;
+use super::caption::is_a_named_thing_shown;
 use super::parse::{
     APPROXIMATELY, CATENATIVE, COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, SUBORDINATORS,
     Word, as_digits, gathers, is_color, parse,
 };
-use super::visible::is_animal;
+use super::visible::{is_animal, is_vehicle};
 use super::visible::{is_clothing, is_listed_thing, is_visible, is_visible_word};
 use super::words::{
     DEPICTING, META, PICTURE_KINDS, PLACE_KINDS, TIMES, is_kin, is_person_noun, names_a_picture,
@@ -150,8 +151,13 @@ impl<'a> Clause<'a> {
             return None;
         }
         let mut c = chunks[k];
-        let picture = PICTURE_KINDS
-            .contains(&p.words[c.head].lower.as_str())
+        // "A table showing the number of remaining bugs": a table that shows something right
+        // after it is the picture's kind (one set for dinner is furniture).
+        let shown_table = p.words[c.head].lower == "table"
+            && chunks
+                .get(k + 1)
+                .is_some_and(|v| v.kind == ChunkKind::Verb && depicts(p, v));
+        let picture = (PICTURE_KINDS.contains(&p.words[c.head].lower.as_str()) || shown_table)
             .then_some((c.start, c.end, c.head));
         // "a photo of a dog …": the photo's subject is the subject; not when the sentence's
         // verb says what the picture shows ("This shot of the cul-de-sac shows the house").
@@ -580,6 +586,31 @@ impl<'a> Clause<'a> {
         self.p.names_a_person(self.subject.0, self.head)
             || super::caption::is_unlisted_person(self.p, self.head, self.subject.1)
     }
+
+    /// Whether the subject acts or moves of itself: an animal, a vehicle, or a thing by its name
+    /// that the sentence moves ("What does the Delta Airlines Embraer 175 do? — lands").
+    fn moves(&self) -> bool {
+        let head = singular(&self.p.words[self.head].lower);
+        is_animal(&head)
+            || is_vehicle(&head)
+            || (self.subject.0 == 0
+                && (0..self.subject.1).any(|i| self.p.is_named(i, i + 1))
+                && is_a_named_thing_shown(self.p, 0, self.subject.1))
+    }
+
+    /// Whether the subject is what a picture is of, by a common noun: a kind of picture
+    /// ("Exterior photo of Heatshield sun shade", which keeps the kind as [`Clause::picture`]) or
+    /// any picture ("Concept image of a cloud question mark", read from its "of"). A caption that
+    /// says it is a picture of a thing names what is in it, listed among things one sees or not.
+    fn pictured(&self) -> bool {
+        let p = self.p;
+        let of_a_picture = self.subject.0 >= 2
+            && p.words[self.subject.0 - 1].lower == "of"
+            && names_a_picture(&p.words[self.subject.0 - 2].lower);
+        (self.picture.is_some() || of_a_picture)
+            && matches!(p.words[self.head].tag, "NN" | "NNS")
+            && !p.is_named(self.head, self.head + 1)
+    }
 }
 
 /// The question word and answer type of an answer that names a person or people, or a thing.
@@ -905,7 +936,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 ask(&mut out, q, (v.head, end), AnswerType::Activity);
             } else if !no_activity
                 && form == Form::Simple
-                && (c.subject_is_person() || is_animal(&singular(&p.words[c.head].lower)))
+                && (c.subject_is_person() || c.moves())
                 && !matches!(p.words[v.head].lower.as_str(), "do" | "does" | "did")
                 && c.object.is_none_or(|(_, _, h)| !idiom(h))
             {
@@ -1252,13 +1283,7 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
     };
     let (wh, t) = if c.subject_is_person() {
         ("Who", AnswerType::Person)
-    } else if is_visible(&singular(&p.words[c.head].lower))
-        // "Exterior photo of Heatshield sun shade": a caption that says it is a photograph of a
-        // thing names what is in it, listed or not (a common noun, not a name).
-        || (c.picture.is_some()
-            && matches!(p.words[c.head].tag, "NN" | "NNS")
-            && !p.is_named(c.head, c.head + 1))
-    {
+    } else if is_visible(&singular(&p.words[c.head].lower)) || c.pictured() {
         ("What", AnswerType::Object)
     } else {
         return;
@@ -1388,7 +1413,7 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
         // The person shown is asked by a common noun ("Is there a girl?") or as a person ("Is
         // there a person?"), not by name.
         common(&p.words[subject.1]).then_some(subject)
-    } else if visible_thing(p, subject.1) {
+    } else if visible_thing(p, subject.1) || (subject.1 == c.head && c.pictured()) {
         Some(subject)
     } else if person {
         fallback().or_else(|| common(&p.words[subject.1]).then_some(subject))
@@ -1497,7 +1522,7 @@ fn picture_kind(c: &Clause, seed: u64, out: &mut Vec<Proposal>) {
         "map" => &["photograph", "logo"],
         "logo" => &["photograph", "map"],
         "chart" | "graph" | "diagram" | "plot" | "infographic" | "drawing" | "sketch"
-        | "cartoon" | "illustration" => &["photograph", "map"],
+        | "cartoon" | "illustration" | "table" => &["photograph", "map"],
         _ => return,
     };
     let other = others[(seed as usize) % others.len()];
@@ -1820,12 +1845,19 @@ const UNITS: [&str; 22] = [
 ];
 
 /// Whether a proposal's answer is a place or thing by its proper name ("at PERSON National
-/// Airport", "Pittsburgh", "the Supreme Court"): a name a photograph cannot show.
+/// Airport", "Pittsburgh", "the Supreme Court"): a name a photograph cannot show. A thing's name
+/// opening the sentence that shows it as a thing ([`is_a_named_thing_shown`]: "What is made of
+/// LEGOs? — a life-size Volvo XC90") is what the picture is of, as "a Delta Airlines Embraer 175"
+/// is; later in the sentence it may be a shop's or a prize's ("at a Verizon Communications Inc.
+/// store").
 fn names_a_place(p: &Parse, q: &Proposal) -> bool {
     let Some((start, end)) = q.span else {
         return false;
     };
     if !matches!(q.answer_type, AnswerType::Object | AnswerType::Location) || end == 0 {
+        return false;
+    }
+    if q.answer_type == AnswerType::Object && start == 0 && is_a_named_thing_shown(p, start, end) {
         return false;
     }
     // "the Snoopy balloon" is a balloon; "Apple's headquarters" and "Pittsburgh" are names.
@@ -2162,6 +2194,63 @@ mod tests {
     fn not_asked(caption: &str, what: &dyn Fn(&(String, String)) -> bool) {
         let all = qa(caption);
         assert!(!all.iter().any(what), "{caption}: {all:#?}");
+    }
+
+    #[test]
+    fn vehicles_move_and_people_chat() {
+        // The lexicon's plural noun after a vehicle is its motion, not part of its name: not
+        // "Where are the plane lands?" nor "What is at an airport? — a plane lands".
+        has(
+            "A plane lands at an airport",
+            "Where does the plane land?",
+            "at an airport",
+        );
+        has(
+            "A plane lands at an airport",
+            "What does the plane do?",
+            "lands",
+        );
+        not_asked("A plane lands at an airport", &|(q, a)| {
+            q.contains("plane lands") || a.contains("plane lands")
+        });
+        has(
+            "A Delta Airlines Embraer 175 lands at San Francisco International Airport",
+            "What does the Delta Airlines Embraer 175 do?",
+            "lands",
+        );
+        // Places where cars park are no cars parking.
+        not_asked("Car parks in London", &|(q, _)| q.contains("car park "));
+        // "chat" doubles its consonant in the past ("chatted"); "converse" is a verb first.
+        has(
+            "Comedian Jerry Seinfeld chats with former Mets reliever John Franco",
+            "Who does Comedian Jerry Seinfeld chat with?",
+            "former Mets reliever John Franco",
+        );
+        has(
+            "Musk converses with US Senator Dianne Feinstein beside a red Tesla",
+            "Who does Musk converse with?",
+            "US Senator Dianne Feinstein",
+        );
+    }
+
+    #[test]
+    fn a_table_that_shows_and_a_picture_of_a_thing_are_the_picture() {
+        let table = "A table showing the total number of remaining bugs for the MVP";
+        has(table, "What kind of picture is this?", "a table");
+        has(table, "Is this a table?", "yes");
+        not_asked("A table set for dinner in a garden", &|(q, _)| {
+            q == "What kind of picture is this?"
+        });
+        // A concept image's thing is in it, listed among things one sees or not.
+        let concept = "Concept image of a cloud question mark";
+        has(concept, "What is in the picture?", "a cloud question mark");
+        has(concept, "Is there a cloud question mark?", "yes");
+        // A thing by its name opening the sentence that makes it a thing is no place's name.
+        has(
+            "A life-size Volvo XC90 made of LEGOs.",
+            "What is made of LEGOs?",
+            "a life-size Volvo XC90",
+        );
     }
 
     #[test]

@@ -468,6 +468,11 @@ pub fn is_animal(noun: &str) -> bool {
     kind_of(noun) == Some(0)
 }
 
+/// Whether a singular lower-case noun names a vehicle.
+pub fn is_vehicle(noun: &str) -> bool {
+    kind_of(noun) == Some(1)
+}
+
 /// Things made to be seen whose most frequent WordNet sense is not a physical thing ("logo" is a
 /// symbol, "buoy" a signal, "drawing" a representation, "folder" and "brochure" writings), so
 /// the concrete-noun list lacks them (those of [`KINDS`], such as "sign" or "trophy", are visible
