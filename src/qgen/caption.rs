@@ -559,6 +559,16 @@ fn without_dateline(text: &str) -> &str {
             break;
         }
     }
+    // "Jun 3, 2013; Anaheim, CA, USA; Los Angeles Angels fan …": a sports agency's date and
+    // place, each closed by a semicolon.
+    if MONTHS.contains(&core(text.split_whitespace().next().unwrap_or_default()).as_ref())
+        && let Some((at, _)) = text
+            .match_indices("; ")
+            .take_while(|(at, _)| *at <= 80)
+            .last()
+    {
+        text = text[at + 2..].trim_start();
+    }
     if text
         .get(..8)
         .is_some_and(|head| head.eq_ignore_ascii_case("in this "))
@@ -1668,10 +1678,11 @@ fn without_initial_stops(token: &str) -> Option<String> {
     dotted.then_some(letters)
 }
 
-/// Titles written with a full stop: "Gov. PERSON" reads as one name without it.
-const TITLES: [&str; 18] = [
+/// Titles and a name's abbreviated parts written with a full stop: "Gov. PERSON" and "Apple
+/// Inc. Chairman and CEO PERSON" read as one name without it.
+const TITLES: [&str; 23] = [
     "mr", "mrs", "ms", "dr", "gov", "rep", "sen", "pres", "gen", "lt", "col", "capt", "sgt", "cpl",
-    "maj", "adm", "prof", "st",
+    "maj", "adm", "prof", "st", "inc", "corp", "ltd", "jr", "sr",
 ];
 
 /// `token` without the full stop of a title ("Gov." → "Gov").
@@ -1784,6 +1795,19 @@ mod tests {
             (
                 "FILE - In this Aug. 5, 2019, file photo, a man walks his dog in the park.",
                 "a man walks his dog in the park.",
+            ),
+            // A company's abbreviation ends no sentence and is part of the name.
+            (
+                "FILE - In this March 2, 2011 file photo, Apple Inc. Chairman and CEO PERSON \
+                 waves to his audience at an Apple event in San Francisco.",
+                "Apple Inc Chairman and CEO PERSON waves to his audience at an Apple event in San \
+                 Francisco.",
+            ),
+            // A sports agency's date and place, closed by semicolons.
+            (
+                "Jun 3, 2013; Anaheim, CA, USA; Los Angeles Angels fan PERSON poses with her son \
+                 PERSON and a baseball",
+                "Los Angeles Angels fan PERSON poses with her son PERSON and a baseball",
             ),
             (
                 "The sun rises over an oil field March 24, 2014 near Lost Hills, California.",

@@ -81,9 +81,14 @@ pub struct Word {
 }
 
 impl Word {
-    /// Whether the word is a plural noun (or a pronoun that takes "are").
+    /// Whether the word is a plural noun (or a pronoun that takes "are", or a collective noun
+    /// that does: "Police detain protestors").
     pub fn is_plural(&self) -> bool {
-        matches!(self.tag, "NNS" | "NNPS") || matches!(self.lower.as_str(), "they" | "we" | "you")
+        matches!(self.tag, "NNS" | "NNPS")
+            || matches!(
+                self.lower.as_str(),
+                "they" | "we" | "you" | "police" | "people" | "cattle" | "personnel"
+            )
     }
 
     /// Whether the word names a person or people: a name found as a person's (or PERSON), a
@@ -519,6 +524,21 @@ pub fn parse(caption: &str) -> Parse {
         if entity == Some(Entity::Person)
             && tag == "JJ"
             && token.text.starts_with(|c: char| c.is_uppercase())
+        {
+            tag = "NNP";
+        }
+        // "The Morning After logo": a capitalised preposition inside a name, between a name's
+        // word and a lower-case noun, is part of the name (a title's).
+        if tag == "IN"
+            && i > 0
+            && token.text.starts_with(|c: char| c.is_ascii_uppercase())
+            && words.last().is_some_and(|w: &Word| w.tag == "NNP")
+            && tokens.get(i + 1).is_some_and(|n| {
+                n.text.starts_with(|c: char| c.is_ascii_lowercase())
+                    && tagger
+                        .lookup(n.text)
+                        .is_some_and(|t| tagger.name(t).starts_with("NN"))
+            })
         {
             tag = "NNP";
         }

@@ -1070,7 +1070,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 };
                 let np_chunk = p.chunks[np];
                 let prep = p.preposition(place);
-                if prep == "with" && p.words[np_chunk.head].names_a_person() {
+                if prep == "with" && p.names_a_person(np_chunk.start, np_chunk.head) {
                     // "PERSON and his son with Kilkenny manager PERSON": company, not a thing
                     // one has.
                     let (_, end) = p.coordination(np);
@@ -2231,6 +2231,22 @@ mod tests {
             "Who does Musk converse with?",
             "US Senator Dianne Feinstein",
         );
+    }
+
+    #[test]
+    fn police_are_many_a_son_is_a_person_and_a_title_names_a_logo() {
+        // "police" takes a plural verb: "detain" is its verb, not a noun of the subject.
+        let police = "Police detain protestors in central Moscow";
+        has(police, "What do the police detain?", "protestors");
+        has(police, "Are there police?", "yes");
+        // A son by his name is company, not a thing one has.
+        has(
+            "Hannah and Des Smyth with their son Cooper",
+            "Who are Hannah and Des Smyth with?",
+            "their son Cooper",
+        );
+        // A capitalised preposition inside a title is the title's, not a phrase of its own.
+        has("The Morning After logo", "Is this a logo?", "yes");
     }
 
     #[test]
