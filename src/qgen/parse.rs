@@ -737,7 +737,7 @@ fn is_agent(w: &Word) -> bool {
 
 /// What a vehicle does that a picture shows, the only verbs read after one: "A plane lands at an
 /// airport", not "car parks in London" (the places), whose "parks" is no motion here.
-const VEHICLE_MOTIONS: [&str; 12] = [
+pub const VEHICLE_MOTIONS: [&str; 12] = [
     "land", "fly", "sail", "float", "drive", "dock", "roll", "hover", "cross", "travel", "pass",
     "approach",
 ];

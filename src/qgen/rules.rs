@@ -29,7 +29,7 @@ use super::AnswerType;
 use super::caption::is_a_named_thing_shown;
 use super::parse::{
     APPROXIMATELY, CATENATIVE, COLORS, Chunk, ChunkKind, Parse, Pos, QUANTITY_NOUNS, SUBORDINATORS,
-    Word, as_digits, gathers, is_color, parse,
+    VEHICLE_MOTIONS, Word, as_digits, gathers, is_color, parse,
 };
 use super::visible::{is_animal, is_vehicle};
 use super::visible::{is_clothing, is_listed_thing, is_visible, is_visible_word};
@@ -588,12 +588,18 @@ impl<'a> Clause<'a> {
     }
 
     /// Whether the subject acts or moves of itself: an animal, a vehicle, or a thing by its name
-    /// that the sentence moves ("What does the Delta Airlines Embraer 175 do? — lands").
+    /// that the sentence shows moving as vehicles move ("What does the Delta Airlines Embraer 175
+    /// do? — lands"; not "An AMBER Alert went out to cellphones").
     fn moves(&self) -> bool {
         let head = singular(&self.p.words[self.head].lower);
+        let motion = self.verb.is_some_and(|(v, _)| {
+            verb_lemma(&self.p.words[v.head].lower)
+                .is_some_and(|l| VEHICLE_MOTIONS.contains(&l.as_str()))
+        });
         is_animal(&head)
             || is_vehicle(&head)
-            || (self.subject.0 == 0
+            || (motion
+                && self.subject.0 == 0
                 && (0..self.subject.1).any(|i| self.p.is_named(i, i + 1))
                 && is_a_named_thing_shown(self.p, 0, self.subject.1))
     }
@@ -2217,6 +2223,11 @@ mod tests {
             "A Delta Airlines Embraer 175 lands at San Francisco International Airport",
             "What does the Delta Airlines Embraer 175 do?",
             "lands",
+        );
+        // A thing by its name that moves as no vehicle does is not asked what it does.
+        not_asked(
+            "An AMBER Alert went out to cellphones in New York",
+            &|(q, _)| q.ends_with(" do?"),
         );
         // Places where cars park are no cars parking.
         not_asked("Car parks in London", &|(q, _)| q.contains("car park "));
