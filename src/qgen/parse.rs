@@ -888,8 +888,9 @@ const OFF_VERBS: [&str; 7] = ["show", "fend", "ward", "fight", "shake", "kick", 
 /// The verb a caption's lexicon made a noun: "A pedestrian walks through snow", "People in combat
 /// gear stand near white vans", "PERSON answers questions". Before the first verb, a word that is
 /// a common caption verb ([`is_caption_verb`]) in the form agreeing with an acting subject (a
-/// person or animal, or a vehicle that moves: [`is_agent`]), right after a noun, and followed by what follows a verb (a preposition, a
-/// determiner, an adverb, a plural object or nothing) is the verb. And "is partially inflated":
+/// person or animal, or a vehicle that moves: [`is_agent`]), right after a noun, and followed by
+/// what follows a verb (a preposition, a determiner, an adverb, a plural object or nothing) is
+/// the verb. And "is partially inflated":
 /// an -ed adjective after a form of "be" is a passive participle.
 fn verbs_read_as_nouns(words: &mut [Word]) {
     // "the cliff-top cul-de-sac shows": a hyphenated word the tagger guessed an adjective, after
