@@ -890,8 +890,8 @@ const OFF_VERBS: [&str; 7] = ["show", "fend", "ward", "fight", "shake", "kick", 
 /// a common caption verb ([`is_caption_verb`]) in the form agreeing with an acting subject (a
 /// person or animal, or a vehicle that moves: [`is_agent`]), right after a noun, and followed by
 /// what follows a verb (a preposition, a determiner, an adverb, a plural object or nothing) is
-/// the verb. And "is partially inflated":
-/// an -ed adjective after a form of "be" is a passive participle.
+/// the verb. And "is partially inflated": an -ed adjective after a form of "be" is a passive
+/// participle.
 fn verbs_read_as_nouns(words: &mut [Word]) {
     // "the cliff-top cul-de-sac shows": a hyphenated word the tagger guessed an adjective, after
     // an article or an adjective and before no noun or adjective, is the phrase's noun.
