@@ -334,6 +334,21 @@ impl<'a> Clause<'a> {
             clause.places = before_verb;
             return Some(clause);
         };
+        // "looked tired", "appeared delighted": the chunker joins a verb of looking and the
+        // participle that completes it, as it joins a passive; the participle is an adjective.
+        let participle = (v.end == v.start + 2
+            && p.words[v.head].tag == "VBN"
+            && v.head == v.start + 1
+            && looks_lemma(&p.words[v.start]))
+        .then_some((v.head, v.end));
+        let v = &match participle {
+            Some(_) => Chunk {
+                end: v.start + 1,
+                head: v.start,
+                ..*v
+            },
+            None => *v,
+        };
         let head = &p.words[v.head];
         let has_be = p.words[v.start..v.end].iter().any(|w| w.is_be());
         let form = match head.tag {
@@ -382,11 +397,15 @@ impl<'a> Clause<'a> {
         {
             k += 1;
         }
+        if let Some(complement) = participle {
+            clause.complement = Some(complement);
+            return Some(clause);
+        }
         if let Some(o) = chunks.get(k).filter(|c| c.kind == ChunkKind::Np) {
             let (last, end) = p.coordination(k);
             clause.object = Some((o.start, end, o.head));
             k = last + 1;
-        } else if form == Form::Copula
+        } else if (form == Form::Copula || (form == Form::Simple && looks(p, &verb)))
             && let Some(a) = chunks
                 .get(k)
                 .filter(|c| c.kind == ChunkKind::Other && p.words[c.start].pos == Pos::Adj)
@@ -619,6 +638,19 @@ impl<'a> Clause<'a> {
     }
 }
 
+/// Whether verb group `v` is a verb of how one looks ("looks", "appeared", "seems"), which an
+/// adjective completes as it does a copula ("The boy looks happy": not "Does the boy look?").
+fn looks(p: &Parse, v: &Chunk) -> bool {
+    v.end == v.head + 1 && looks_lemma(&p.words[v.head])
+}
+
+/// Whether `word` is a finite form of "look", "appear" or "seem".
+fn looks_lemma(word: &Word) -> bool {
+    let lemma = verb_lemma(&word.lower).unwrap_or_else(|| word.lower.clone());
+    matches!(word.tag, "VBZ" | "VBD" | "VBP")
+        && matches!(lemma.as_str(), "look" | "appear" | "seem")
+}
+
 /// The question word and answer type of an answer that names a person or people, or a thing.
 fn who_or_what(person: bool) -> (&'static str, AnswerType) {
     if person {
@@ -627,6 +659,92 @@ fn who_or_what(person: bool) -> (&'static str, AnswerType) {
         ("What", AnswerType::Object)
     }
 }
+
+/// "Who is the man with? — his daughter" of "A man walks down the street with his daughter": a
+/// person a person is with, named by a "with" phrase after other phrases (one right after the
+/// verb is asked with the verb). Only when no phrase before it names a person, so that the "with"
+/// is the subject's: in "A woman talks to a man with his daughter" the daughter is the man's.
+fn company_after_places(c: &Clause, out: &mut Vec<Proposal>) {
+    let p = c.p;
+    if !c.subject_is_person()
+        || c.object.is_some_and(|(s, _, h)| p.names_a_person(s, h))
+        || c.places
+            .first()
+            .is_none_or(|pp| p.words[pp.start].lower == "with")
+    {
+        return;
+    }
+    let names_someone = |pp: &Chunk| match pp.kind {
+        ChunkKind::Pp { np } => p.names_a_person(p.chunks[np].start, p.chunks[np].head),
+        _ => false,
+    };
+    let Some(at) = c
+        .places
+        .iter()
+        .position(|pp| p.words[pp.start].lower == "with")
+    else {
+        return;
+    };
+    let with = &c.places[at];
+    if c.places[..at].iter().any(names_someone) || !names_someone(with) {
+        return;
+    }
+    let ChunkKind::Pp { np } = with.kind else {
+        return;
+    };
+    let (_, end) = p.coordination(np);
+    let q = question(&["Who", c.be(), &c.subject_definite(), "with"]);
+    out.push(Proposal::of_span(
+        p,
+        q,
+        (p.chunks[np].start, end),
+        AnswerType::Person,
+    ));
+}
+
+/// "What is the house made of? — wood" of "A house made of wood": what a thing is made, built
+/// or carved of or from, named right after the participle. The material is what one sees, a
+/// name's or not ("What is the life-size Volvo XC90 made of? — LEGOs"): asked after names of
+/// places are left out ([`names_a_place`]).
+fn material(c: &Clause, out: &mut Vec<Proposal>) {
+    let p = c.p;
+    let (Some((v, form)), Some((aux, _))) = (c.verb, c.inverted()) else {
+        return;
+    };
+    if form != Form::Passive
+        || c.object.is_some()
+        || !MADE.contains(&p.words[v.head].lower.as_str())
+    {
+        return;
+    }
+    let Some(pp) = c.places.first().filter(|pp| pp.start == v.end) else {
+        return;
+    };
+    let preposition = p.words[pp.start].lower.as_str();
+    let ChunkKind::Pp { np } = pp.kind else {
+        return;
+    };
+    if !matches!(preposition, "of" | "from") || p.words[p.chunks[np].head].entity.is_some() {
+        return;
+    }
+    let (_, end) = p.coordination(np);
+    let q = question(&[
+        "What",
+        &aux,
+        &c.subject_definite(),
+        &p.words[v.head].lower,
+        preposition,
+    ]);
+    out.push(Proposal::of_span(
+        p,
+        q,
+        (p.chunks[np].start, end),
+        AnswerType::Object,
+    ));
+}
+
+/// Participles of making whose "of" or "from" names the material ([`material`]).
+const MADE: [&str; 5] = ["made", "built", "carved", "constructed", "woven"];
 
 /// "What is the protester holding? — a shield" of "A protester holding a shield attempts to
 /// block …": the participle that describes the subject before the sentence's verb says what the
@@ -666,7 +784,14 @@ fn in_a_state(c: &Clause, out: &mut Vec<Proposal>) {
         return;
     }
     let (wh, t) = who_or_what(c.subject_is_person());
-    let q = question(&[wh, singular_be(&aux), &c.verb_words(&v), &c.words(s, e)]);
+    // "Who looks happy? — the boy": a verb of looking in a simple tense takes no auxiliary, and
+    // agrees with "who" in the third person singular.
+    let verb = match (c.verb, p.words[v.head].tag) {
+        (Some((_, Form::Simple)), "VBP") => plural(&p.words[v.head].lower),
+        (Some((_, Form::Simple)), _) => p.words[v.head].lower.clone(),
+        _ => format!("{} {}", singular_be(&aux), c.verb_words(&v)),
+    };
+    let q = question(&[wh, &verb, &c.words(s, e)]);
     out.push(Proposal::of_span(p, q, c.subject, t));
 }
 
@@ -917,8 +1042,10 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             // without its complement is no answer.
             // Nor "— pulls PERSON", "— supports her husband PERSON": a name is no activity.
             let after = |k: usize| p.words.get(v.end + k);
-            let no_activity = c.object.is_none()
-                && after(0).is_some_and(|n| {
+            // Nor "— looked" of "looked tired": an adjective completes the verb of looking.
+            let no_activity = c.complement.is_some()
+                || c.object.is_none()
+                    && after(0).is_some_and(|n| {
                     n.tag == "WRB"
                         || n.lower == "that"
                         // "continues to keep mum": an infinitive too long to answer with.
@@ -1039,11 +1166,10 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                     ask(&mut out, q, (p.chunks[np].start, end), t);
                 }
             }
+            company_after_places(&c, &mut out);
             // "Is the girl very happy?": a copula's adjective completes it.
             let verb = match c.complement {
-                Some((s, e)) if form == Form::Copula => {
-                    format!("{verb} {}", c.words(s, e)).trim().to_string()
-                }
+                Some((s, e)) => format!("{verb} {}", c.words(s, e)).trim().to_string(),
                 _ => verb,
             };
             yes_no_clause(&c, seed, &aux, &verb, &mut out);
@@ -1124,6 +1250,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
         ask(&mut out, q, (s, e), AnswerType::Color);
     }
     out.retain(|q| !answer_inside(q) && !names_a_place(p, q));
+    material(&c, &mut out);
     subordinate_clause(&c, seed, &mut out);
     out
 }
@@ -2258,6 +2385,44 @@ mod tests {
         );
         // A capitalised preposition inside a title is the title's, not a phrase of its own.
         has("The Morning After logo", "Is this a logo?", "yes");
+    }
+
+    #[test]
+    fn company_after_a_place_what_a_thing_is_made_of_and_how_one_looks() {
+        let walk = "A man walks down the street with his daughter";
+        has(walk, "Who is the man with?", "his daughter");
+        // The daughter is the man's, not the woman's company.
+        not_asked("A woman talks to a man with his daughter", &|(q, _)| {
+            q == "Who is the woman with?"
+        });
+        // Of a person only: "What is the car with?" asks nothing.
+        not_asked("A car parked on the street with a dog", &|(q, _)| {
+            q.ends_with(" with?")
+        });
+        // In the clause after "as", whose pronoun is the subject.
+        has(
+            "Exhausted PERSON shows the strain as he takes his mind off things on pizza date \
+             with his girlfriend",
+            "Who is Exhausted PERSON with?",
+            "his girlfriend",
+        );
+        has("A house made of wood", "What is the house made of?", "wood");
+        // An adjective completes a verb of looking as it does a copula.
+        let boy = "The boy looks happy on the beach";
+        has(boy, "Does the boy look happy?", "yes");
+        not_asked(boy, &|(q, _)| q == "Does the boy look?");
+        has("The girls seem happy", "Who seems happy?", "the girls");
+        // The participle the chunker joins to the verb is its adjective, and no activity.
+        let players = "The players looked tired";
+        has(players, "Who looked tired?", "the players");
+        not_asked(players, &|(_, a)| a == "looked");
+        has("PERSON appeared relaxed", "Who appeared relaxed?", "PERSON");
+        // A material by its brand's name is what one sees.
+        has(
+            "A life-size Volvo XC90 made of LEGOs.",
+            "What is the life-size Volvo XC90 made of?",
+            "LEGOs",
+        );
     }
 
     #[test]
