@@ -708,25 +708,10 @@ fn company_after_places(c: &Clause, out: &mut Vec<Proposal>) {
 /// places are left out ([`names_a_place`]).
 fn material(c: &Clause, out: &mut Vec<Proposal>) {
     let p = c.p;
-    let (Some((v, form)), Some((aux, _))) = (c.verb, c.inverted()) else {
+    let (Some((v, _)), Some((aux, _)), Some(np)) = (c.verb, c.inverted(), made_of(c)) else {
         return;
     };
-    if form != Form::Passive
-        || c.object.is_some()
-        || !MADE.contains(&p.words[v.head].lower.as_str())
-    {
-        return;
-    }
-    let Some(pp) = c.places.first().filter(|pp| pp.start == v.end) else {
-        return;
-    };
-    let preposition = p.words[pp.start].lower.as_str();
-    let ChunkKind::Pp { np } = pp.kind else {
-        return;
-    };
-    if !matches!(preposition, "of" | "from") || p.words[p.chunks[np].head].entity.is_some() {
-        return;
-    }
+    let preposition = p.words[v.end].lower.as_str();
     let (_, end) = p.coordination(np);
     let q = question(&[
         "What",
@@ -741,6 +726,26 @@ fn material(c: &Clause, out: &mut Vec<Proposal>) {
         (p.chunks[np].start, end),
         AnswerType::Object,
     ));
+}
+
+/// The chunk index of the material's noun phrase when the clause's verb is a participle of
+/// making followed by "of" or "from" and no object: "made of | wood" ([`material`]).
+fn made_of(c: &Clause) -> Option<usize> {
+    let p = c.p;
+    let (v, form) = c.verb?;
+    if form != Form::Passive
+        || c.object.is_some()
+        || !MADE.contains(&p.words[v.head].lower.as_str())
+    {
+        return None;
+    }
+    let pp = c.places.first().filter(|pp| pp.start == v.end)?;
+    let ChunkKind::Pp { np } = pp.kind else {
+        return None;
+    };
+    (matches!(p.words[pp.start].lower.as_str(), "of" | "from")
+        && p.words[p.chunks[np].head].entity.is_none())
+    .then_some(np)
 }
 
 /// Participles of making whose "of" or "from" names the material ([`material`]).
@@ -1080,6 +1085,14 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             // idiom is about is no place (but still what the question of its phrase asks).
             let idiomatic = c.object.is_some_and(|(_, _, h)| idiom(h));
             let object = c.object.map(|(s, e, _)| c.words(s, e)).unwrap_or_default();
+            // "A sculpture made of ice on a table": the participle and its material describe the
+            // subject, and the places after them are the subject's ("Where is the sculpture?",
+            // "Is the sculpture on a table?"), not where it was made.
+            let verb = if made_of(&c).is_some() {
+                String::new()
+            } else {
+                verb
+            };
             for place in c.places.iter().filter(|pp| p.is_location(pp)) {
                 let ChunkKind::Pp { np } = place.kind else {
                     continue;
@@ -2407,6 +2420,12 @@ mod tests {
             "his girlfriend",
         );
         has("A house made of wood", "What is the house made of?", "wood");
+        // The places after the material are the thing's, not where it was made.
+        let sculpture = "A sculpture made of ice on a table";
+        has(sculpture, "What is the sculpture made of?", "ice");
+        has(sculpture, "Where is the sculpture?", "on a table");
+        has(sculpture, "Is the sculpture on a table?", "yes");
+        not_asked(sculpture, &|(q, _)| q.contains(" made on"));
         // An adjective completes a verb of looking as it does a copula.
         let boy = "The boy looks happy on the beach";
         has(boy, "Does the boy look happy?", "yes");
