@@ -1047,10 +1047,8 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             // without its complement is no answer.
             // Nor "— pulls PERSON", "— supports her husband PERSON": a name is no activity.
             let after = |k: usize| p.words.get(v.end + k);
-            // Nor "— looked" of "looked tired": an adjective completes the verb of looking.
-            let no_activity = c.complement.is_some()
-                || c.object.is_none()
-                    && after(0).is_some_and(|n| {
+            let no_activity = c.object.is_none()
+                && after(0).is_some_and(|n| {
                     n.tag == "WRB"
                         || n.lower == "that"
                         // "continues to keep mum": an infinitive too long to answer with.
@@ -1068,7 +1066,9 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 // infinitive says what is meant or begun, the picture only what is done).
                 || verb_lemma(&p.words[v.head].lower).is_some_and(|l| {
                     LINKING.contains(&l.as_str()) || CATENATIVE.contains(&l.as_str())
-                });
+                })
+                // Nor "— looked" of "looked tired": an adjective completes the verb of looking.
+                || c.complement.is_some();
             if !no_activity && form == Form::Progressive && p.words[v.head].lower != "doing" {
                 let q = question(&["What", &aux, &subject, "doing"]);
                 ask(&mut out, q, (v.head, end), AnswerType::Activity);
