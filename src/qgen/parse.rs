@@ -154,6 +154,9 @@ pub struct Parse {
     pub(crate) keys: std::cell::OnceCell<Vec<String>>,
 }
 
+/// Verbs whose "at" names what they are aimed at, whatever it is ([`Parse::looks_at`]).
+const LOOKING_AT: [&str; 7] = ["look", "stare", "gaze", "glance", "peer", "point", "glare"];
+
 /// Nouns that measure or hold what follows "of": "a cup of coffee" is one noun phrase.
 pub const QUANTITY_NOUNS: [&str; 25] = [
     "bunch", "bowl", "box", "couple", "cup", "dozen", "flock", "glass", "group", "herd", "lot",
@@ -1553,6 +1556,38 @@ impl Parse {
             && !TIMES.contains(&noun.as_str())
             && seen)
             .then_some((pp, np))
+    }
+
+    /// The end of the phrase of what is looked or pointed at right after word `end`, a verb's
+    /// ([`Parse::looks_at`]): "looking at | a painting |", part of the activity for the rules and
+    /// the lexical reader alike.
+    pub fn looked_at(&self, end: usize) -> Option<usize> {
+        let pp = self.chunks.iter().find(|c| c.start == end)?;
+        let ChunkKind::Pp { np } = pp.kind else {
+            return None;
+        };
+        (self.words[end].lower == "at" && self.looks_at(end)).then_some(self.chunks[np].end)
+    }
+
+    /// Whether the "at" at word `at` follows a verb of looking or pointing (an adverb between):
+    /// "looks at a painting", "pointing at a plane", "stares intently at". What is looked at
+    /// completes the activity ("What is the woman doing? — looking at a painting"), and also
+    /// answers where one looks ("Where is the woman looking? — at a painting").
+    fn looks_at(&self, at: usize) -> bool {
+        let verb = match at.checked_sub(1).map(|i| &self.words[i]) {
+            Some(w) if w.tag == "RB" => at.checked_sub(2).map(|i| &self.words[i]),
+            w => w,
+        };
+        verb.is_some_and(|w| {
+            w.pos == Pos::Verb
+                && LOOKING_AT.iter().any(|lemma| {
+                    let stem = lemma.trim_end_matches('e');
+                    w.lower == *lemma
+                        || w.lower
+                            .strip_prefix(stem)
+                            .is_some_and(|ending| matches!(ending, "s" | "es" | "ed" | "d" | "ing"))
+                })
+        })
     }
 
     /// Whether a prepositional phrase says where something is: a locative preposition, and not a

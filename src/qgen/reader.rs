@@ -255,9 +255,11 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
                     .filter(|n| n.kind == ChunkKind::Np)
                     .map(|_| caption.coordination(k + 1).1)
                     // "waits to receive treatment": the infinitive is part of the activity, and
-                    // so is a verb's governed phrase ("tends to a field").
+                    // so is a verb's governed phrase ("tends to a field") and what is looked at
+                    // ("looking at a painting").
                     .or_else(|| caption.infinitive_after(c.end))
                     .or_else(|| caption.governed(c.end).map(|(_, np)| np.end))
+                    .or_else(|| caption.looked_at(c.end))
                     .unwrap_or(c.end);
                 spans.push((c.head, end));
             }

@@ -1040,7 +1040,11 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             let end = match (c.object, governed) {
                 (Some((_, e, _)), _) => e,
                 (None, Some((_, np))) => np.end,
-                (None, None) => p.infinitive_after(v.end).unwrap_or(v.end),
+                // "What is the woman doing? — looking at a painting", not "— looking".
+                (None, None) => p
+                    .infinitive_after(v.end)
+                    .or_else(|| p.looked_at(v.end))
+                    .unwrap_or(v.end),
             };
             // Not "What does PERSON do? — looks" of "looks great", "— demonstrates" of
             // "demonstrates how to use …" nor "— continues" of "continues to keep mum": a verb
@@ -2436,6 +2440,19 @@ mod tests {
         has(players, "Who looked tired?", "the players");
         not_asked(players, &|(_, a)| a == "looked");
         has("PERSON appeared relaxed", "Who appeared relaxed?", "PERSON");
+        // What one looks or points at completes the activity, and is where one looks.
+        let looks_at = "A woman looking at a painting in a museum";
+        has(
+            looks_at,
+            "What is the woman doing?",
+            "looking at a painting",
+        );
+        has(looks_at, "Where is the woman looking?", "at a painting");
+        has(
+            "A boy points at a plane",
+            "What does the boy do?",
+            "points at a plane",
+        );
         // A material by its brand's name is what one sees.
         has(
             "A life-size Volvo XC90 made of LEGOs.",
