@@ -1125,7 +1125,12 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 // cigarette at?": two prepositions are one too many). Of an idiom, only its own
                 // phrase, right after it: "gets a look at | bryophytes", not "takes his mind off
                 // things | on pizza date".
+                // Nor "What is the boy pointing in? — the sky" of "pointing at a plane in the
+                // sky": after what is looked at, a place may be its own.
+                let after_looked_at =
+                    c.object.is_none() && place.start != v.end && p.looked_at(v.end).is_some();
                 if governed.is_some()
+                    || after_looked_at
                     || (idiomatic && c.object.is_some_and(|(_, e, _)| place.start != e))
                 {
                     continue;
@@ -2448,6 +2453,9 @@ mod tests {
             "looking at a painting",
         );
         has(looks_at, "Where is the woman looking?", "at a painting");
+        not_asked("A boy pointing at a plane in the sky", &|(q, _)| {
+            q == "What is the boy pointing in?"
+        });
         has(
             "A boy points at a plane",
             "What does the boy do?",
