@@ -1089,6 +1089,8 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
                 // word with a past tense: "people in combat gear stand" has "geared"), or after
                 // any verb right after the subject ("volunteers place sand bags").
                 || (n.pos == Pos::Noun && (is_caption_verb(&lemma) || i == head + 1))
+                // "The players look tired": a participle completes a verb of looking.
+                || (n.tag == "VBN" && matches!(lemma.as_str(), "look" | "seem" | "appear"))
         });
         let verb = if in_phrase {
             is_caption_verb(&lemma)

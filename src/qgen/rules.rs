@@ -2443,6 +2443,8 @@ mod tests {
         // The participle the chunker joins to the verb is its adjective, and no activity.
         let players = "The players looked tired";
         has(players, "Who looked tired?", "the players");
+        // "look" after a plural is the verb, which the tagger read as a noun.
+        has("The players look tired", "Who looks tired?", "the players");
         not_asked(players, &|(_, a)| a == "looked");
         has("PERSON appeared relaxed", "Who appeared relaxed?", "PERSON");
         // What one looks or points at completes the activity, and is where one looks.
