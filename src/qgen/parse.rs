@@ -19,8 +19,9 @@ use std::sync::OnceLock;
 
 use super::visible::{is_animal, is_clothing, is_vehicle, is_visible};
 use super::words::{
-    GATHERINGS, GOVERNING, LOCATIVE, NOT_PLACES, STATES, TIMES, is_aimed_at, is_caption_verb,
-    is_irregular_verb, is_person_noun, is_worn_or_held, names_people, singular, verb_lemma,
+    GATHERINGS, GOVERNING, LOCATIVE, LOOKING_AT, LOOKS, NOT_PLACES, STATES, TIMES, inflects,
+    is_aimed_at, is_caption_verb, is_irregular_verb, is_person_noun, is_worn_or_held, names_people,
+    singular, verb_lemma,
 };
 use crate::filter::entities::{Entity, Names};
 use crate::filter::pos::Tagger;
@@ -153,9 +154,6 @@ pub struct Parse {
     /// the lexical reader for all of a caption's questions.
     pub(crate) keys: std::cell::OnceCell<Vec<String>>,
 }
-
-/// Verbs whose "at" names what they are aimed at, whatever it is ([`Parse::looks_at`]).
-const LOOKING_AT: [&str; 7] = ["look", "stare", "gaze", "glance", "peer", "point", "glare"];
 
 /// Nouns that measure or hold what follows "of": "a cup of coffee" is one noun phrase.
 pub const QUANTITY_NOUNS: [&str; 25] = [
@@ -1090,7 +1088,7 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
                 // any verb right after the subject ("volunteers place sand bags").
                 || (n.pos == Pos::Noun && (is_caption_verb(&lemma) || i == head + 1))
                 // "The players look tired": a participle completes a verb of looking.
-                || (n.tag == "VBN" && matches!(lemma.as_str(), "look" | "seem" | "appear"))
+                || (n.tag == "VBN" && LOOKS.contains(&lemma.as_str()))
         });
         let verb = if in_phrase {
             is_caption_verb(&lemma)
@@ -1581,14 +1579,7 @@ impl Parse {
             w => w,
         };
         verb.is_some_and(|w| {
-            w.pos == Pos::Verb
-                && LOOKING_AT.iter().any(|lemma| {
-                    let stem = lemma.trim_end_matches('e');
-                    w.lower == *lemma
-                        || w.lower
-                            .strip_prefix(stem)
-                            .is_some_and(|ending| matches!(ending, "s" | "es" | "ed" | "d" | "ing"))
-                })
+            w.pos == Pos::Verb && LOOKING_AT.iter().any(|lemma| inflects(&w.lower, lemma))
         })
     }
 

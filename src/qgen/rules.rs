@@ -34,8 +34,8 @@ use super::parse::{
 use super::visible::{is_animal, is_vehicle};
 use super::visible::{is_clothing, is_listed_thing, is_visible, is_visible_word};
 use super::words::{
-    DEPICTING, META, PICTURE_KINDS, PLACE_KINDS, TIMES, is_kin, is_person_noun, names_a_picture,
-    plural, singular, swap_noun, verb_lemma,
+    DEPICTING, LOOKS, META, PICTURE_KINDS, PLACE_KINDS, TIMES, inflects, is_kin, is_person_noun,
+    names_a_picture, plural, singular, swap_noun, verb_lemma,
 };
 use crate::filter::entities::Entity;
 
@@ -644,11 +644,9 @@ fn looks(p: &Parse, v: &Chunk) -> bool {
     v.end == v.head + 1 && looks_lemma(&p.words[v.head])
 }
 
-/// Whether `word` is a finite form of "look", "appear" or "seem".
+/// Whether `word` is a finite form of a verb of how one looks ([`LOOKS`]).
 fn looks_lemma(word: &Word) -> bool {
-    let lemma = verb_lemma(&word.lower).unwrap_or_else(|| word.lower.clone());
-    matches!(word.tag, "VBZ" | "VBD" | "VBP")
-        && matches!(lemma.as_str(), "look" | "appear" | "seem")
+    matches!(word.tag, "VBZ" | "VBD" | "VBP") && LOOKS.iter().any(|l| inflects(&word.lower, l))
 }
 
 /// The question word and answer type of an answer that names a person or people, or a thing.
@@ -666,22 +664,19 @@ fn who_or_what(person: bool) -> (&'static str, AnswerType) {
 /// is the subject's: in "A woman talks to a man with his daughter" the daughter is the man's.
 fn company_after_places(c: &Clause, out: &mut Vec<Proposal>) {
     let p = c.p;
-    if !c.subject_is_person()
-        || c.object.is_some_and(|(s, _, h)| p.names_a_person(s, h))
-        || c.places
-            .first()
-            .is_none_or(|pp| p.words[pp.start].lower == "with")
-    {
+    if !c.subject_is_person() || c.object.is_some_and(|(s, _, h)| p.names_a_person(s, h)) {
         return;
     }
     let names_someone = |pp: &Chunk| match pp.kind {
         ChunkKind::Pp { np } => p.names_a_person(p.chunks[np].start, p.chunks[np].head),
         _ => false,
     };
+    // The first "with", after another phrase (a first one is the verb's, asked with it).
     let Some(at) = c
         .places
         .iter()
         .position(|pp| p.words[pp.start].lower == "with")
+        .filter(|&at| at > 0)
     else {
         return;
     };
@@ -776,7 +771,8 @@ fn described_by(c: &Clause, out: &mut Vec<Proposal>) {
 /// nor of a colour (asked by its own question).
 fn in_a_state(c: &Clause, out: &mut Vec<Proposal>) {
     let p = c.p;
-    let (Some((s, e)), Some((v, _)), Some((aux, _))) = (c.complement, c.verb, c.inverted()) else {
+    let (Some((s, e)), Some((v, form)), Some((aux, _))) = (c.complement, c.verb, c.inverted())
+    else {
         return;
     };
     let seen = c.subject_is_person() || visible_thing(p, c.head);
@@ -791,9 +787,9 @@ fn in_a_state(c: &Clause, out: &mut Vec<Proposal>) {
     let (wh, t) = who_or_what(c.subject_is_person());
     // "Who looks happy? — the boy": a verb of looking in a simple tense takes no auxiliary, and
     // agrees with "who" in the third person singular.
-    let verb = match (c.verb, p.words[v.head].tag) {
-        (Some((_, Form::Simple)), "VBP") => plural(&p.words[v.head].lower),
-        (Some((_, Form::Simple)), _) => p.words[v.head].lower.clone(),
+    let verb = match (form, p.words[v.head].tag) {
+        (Form::Simple, "VBP") => plural(&p.words[v.head].lower),
+        (Form::Simple, _) => p.words[v.head].lower.clone(),
         _ => format!("{} {}", singular_be(&aux), c.verb_words(&v)),
     };
     let q = question(&[wh, &verb, &c.words(s, e)]);
@@ -1037,14 +1033,13 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 .flatten();
             // The activity holds the governed phrase: "What does the laborer do? — tends to a
             // field", not "— tends".
+            // What is looked at right after a verb without an object: "looking at | a painting".
+            let looked_at = c.object.is_none().then(|| p.looked_at(v.end)).flatten();
             let end = match (c.object, governed) {
                 (Some((_, e, _)), _) => e,
                 (None, Some((_, np))) => np.end,
                 // "What is the woman doing? — looking at a painting", not "— looking".
-                (None, None) => p
-                    .infinitive_after(v.end)
-                    .or_else(|| p.looked_at(v.end))
-                    .unwrap_or(v.end),
+                (None, None) => p.infinitive_after(v.end).or(looked_at).unwrap_or(v.end),
             };
             // Not "What does PERSON do? — looks" of "looks great", "— demonstrates" of
             // "demonstrates how to use …" nor "— continues" of "continues to keep mum": a verb
@@ -1127,8 +1122,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 // things | on pizza date".
                 // Nor "What is the boy pointing in? — the sky" of "pointing at a plane in the
                 // sky": after what is looked at, a place may be its own.
-                let after_looked_at =
-                    c.object.is_none() && place.start != v.end && p.looked_at(v.end).is_some();
+                let after_looked_at = looked_at.is_some() && place.start != v.end;
                 if governed.is_some()
                     || after_looked_at
                     || (idiomatic && c.object.is_some_and(|(_, e, _)| place.start != e))
@@ -1778,14 +1772,7 @@ fn in_the_frame(p: &Parse, pp: &Chunk) -> bool {
 fn depicts(p: &Parse, v: &Chunk) -> bool {
     let verb = p.words[v.head].lower.as_str();
     let particle = p.words.get(v.head + 1).is_some_and(|w| w.tag == "RP");
-    !particle
-        && DEPICTING.iter().any(|lemma| {
-            let stem = lemma.trim_end_matches('e');
-            verb == *lemma
-                || verb
-                    .strip_prefix(stem)
-                    .is_some_and(|ending| matches!(ending, "s" | "es" | "ed" | "d" | "ing" | "n"))
-        })
+    !particle && DEPICTING.iter().any(|lemma| inflects(verb, lemma))
 }
 
 /// Whether a non-boolean answer is printed inside its own question.

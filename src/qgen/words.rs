@@ -531,6 +531,24 @@ pub fn participle_lemma(verb: &str) -> Option<String> {
     candidates.into_iter().find(|c| c.len() > 1 && known(c))
 }
 
+/// Whether the lower-case `word` is the regular verb `lemma` or one of its forms: "-s", "-es",
+/// "-ed", "-d", "-ing", "-n", with a final "e" dropped ("stares", "staring", "shown"). Unlike
+/// [`verb_lemma`], it knows the -ing form.
+pub fn inflects(word: &str, lemma: &str) -> bool {
+    let stem = lemma.trim_end_matches('e');
+    word == lemma
+        || word
+            .strip_prefix(stem)
+            .is_some_and(|ending| matches!(ending, "s" | "es" | "ed" | "d" | "ing" | "n"))
+}
+
+/// Verbs of how one looks, which an adjective completes as it completes a copula ("The boy looks
+/// happy", "The players look tired").
+pub const LOOKS: [&str; 3] = ["look", "appear", "seem"];
+
+/// Verbs whose "at" names what they are aimed at, whatever it is ("looking at a painting").
+pub const LOOKING_AT: [&str; 7] = ["look", "stare", "gaze", "glance", "peer", "point", "glare"];
+
 /// The lemma of a lower-case verb in its -s or past form ("catches" → "catch", "sat" → "sit"),
 /// if it can be told.
 pub fn verb_lemma(verb: &str) -> Option<String> {
