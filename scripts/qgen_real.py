@@ -131,7 +131,7 @@ def main() -> int:
         qa = sum(len(o["qa"]) for _, o in rows)
         hand = [(c, o) for c, o in rows if described_by_hand.get(key(c), ["?"])[0] == "1"]
         few = [(c, o) for c, o in hand if len(o["qa"]) < 3]
-        few_examples += [(source, c, len(o["qa"])) for c, o in few]
+        few_examples += [(source, c, o) for c, o in few]
         per = qa / max(len(described), 1)
         print(f"| {source} | {total} | {len(rows)} | {len(described)} | {qa} | {per:.2f} "
               f"| {len(few)} of {len(hand)} |")
@@ -157,8 +157,9 @@ def main() -> int:
     reasons = collections.Counter(o.get("not_description") for o in outputs)
     print("Gate reasons: " + ", ".join(f"{r}={n}" for r, n in sorted(reasons.items(), key=str)
                                       if r))
-    for source, caption, n in few_examples[:args.few]:
-        print(f"- {source}, {n} Q/A: {caption[:140]}")
+    for source, caption, o in few_examples[:args.few]:
+        why = f" (gate: {o['not_description']})" if "not_description" in o else ""
+        print(f"- {source}, {len(o['qa'])} Q/A{why}: {caption[:140]}")
 
     rows = []
     for (source, caption), o in zip(kept, outputs):
