@@ -27,6 +27,20 @@ use crate::filter::entities::{Entity, Names};
 use crate::filter::pos::Tagger;
 use crate::filter::tokens::tokenize;
 
+/// Whether "can" before `next` is the modal. It is the container only where no verb could
+/// follow: at the end, or before a preposition, a conjunction or an article ("a can of soda",
+/// "carrying a watering can during one of the stages", "a watering can and a hose"); before any
+/// other word it stays the modal ("can jump", where the lexicon knows "jump" first as a noun).
+pub fn modal_can(next: Option<&str>) -> bool {
+    let tagger = Tagger::english();
+    next.is_some_and(|n| {
+        n.starts_with(char::is_alphanumeric)
+            && !tagger
+                .lookup(n)
+                .is_some_and(|t| matches!(tagger.name(t), "IN" | "CC" | "DT" | "TO"))
+    })
+}
+
 /// The coarse part of speech of a word (Universal-Dependencies-like classes of the Penn tags).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pos {
@@ -436,6 +450,16 @@ pub fn parse(caption: &str) -> Parse {
                 .is_none_or(|t| !tagger.name(*t).starts_with("NN"))
         {
             tag = "RB";
+        }
+        // "carrying a watering can during …", "a can of soda": "can" after an article, an
+        // adjective, a noun or a participle, with no verb after it, is the container.
+        if lower == "can"
+            && words.last().is_some_and(|w: &Word| {
+                matches!(w.pos, Pos::Det | Pos::Adj | Pos::Noun) || w.tag == "VBG"
+            })
+            && !modal_can(next.as_deref())
+        {
+            tag = "NN";
         }
         // "takes her son to school": after "to", a place one goes to is no verb.
         if tag == "VB"

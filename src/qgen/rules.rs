@@ -2292,6 +2292,23 @@ mod tests {
     }
 
     #[test]
+    fn a_can_that_holds_things_is_a_thing() {
+        has(
+            "A cyclist carrying a watering can during a race",
+            "What is the cyclist carrying?",
+            "a watering can",
+        );
+        has(
+            "A man holding a can of beer",
+            "What is the man holding?",
+            "a can",
+        );
+        // The modal stays a modal.
+        let all = qa("A dog can jump over a fence");
+        assert!(all.iter().all(|(_, a)| !a.contains("can")), "{all:#?}");
+    }
+
+    #[test]
     fn examples_places_before_the_clause_particles_and_things_made() {
         // The example's thing is asked of, as a photo's is.
         has(
