@@ -113,25 +113,52 @@ pub fn rules_verdict(reading: Option<NotDescription>, parsed: &Parse) -> Option<
 }
 
 /// A diagram's or a figure's label before its description ("Humans in the loop: A single loop
-/// with a human at the top …") left out: a short title, a colon, and an article opening a
-/// sentence. A headline's subtitle rarely opens with one ("Report: PERSON is eyeing …"). A
-/// tabloid's label goes too before a name that acts ([`name_acts`]: "Brotherly love: Little Kai
-/// peered over at …"), unless it calls to action ("Watch: Soldier swims up …", a video's); its
-/// other sentences stay whole, a quote ("Trump: PERSON hasn't made an honest dollar") or the
-/// story ("Birthday girl: PERSON couldn't hide her delight …").
+/// with a human at the top …") left out: a short title, a colon, and an article or a
+/// demonstrative opening a sentence ("Festival fashion accessory: This seemingly stylish
+/// handbag …"). A headline's subtitle rarely opens with one. A tabloid's label goes too before a
+/// name that acts ([`name_acts`]: "Brotherly love: Little Kai peered over at …") or before the
+/// filter's PERSON ("Picture perfect: PERSON with PERSON in the 1955 movie …", "Father and son:
+/// PERSON and son Brody, shown together …"), unless it calls to action ("Watch: Soldier swims up
+/// …", a video's) or names the story ([`names_a_story`]: "Report: PERSON is eyeing …"). What is
+/// left is judged as any caption: a quote ("Trump: PERSON hasn't made an honest dollar") or the
+/// story ("Birthday girl: PERSON couldn't hide her delight …") is still no description.
 fn without_label(text: &str) -> &str {
     match text.split_once(": ") {
         Some((label, rest))
             if (label.split_whitespace().count() <= 5
-                && ["A ", "An ", "The "].iter().any(|a| rest.starts_with(a)))
+                && ["A ", "An ", "The ", "This ", "These "]
+                    .iter()
+                    .any(|a| rest.starts_with(a)))
                 || (label.split_whitespace().count() <= 6
-                    && name_acts(rest)
-                    && !is_call_to_action(label)) =>
+                    && (name_acts(rest) || rest.starts_with("PERSON "))
+                    && !is_call_to_action(label)
+                    && !names_a_story(label)) =>
         {
             rest
         }
         _ => text,
     }
+}
+
+/// Whether a label before a colon names the story, not the picture: a news kind ("Report:
+/// PERSON is eyeing a new position", "Review:", "Video:") or a dated event ("2017 Bundestag
+/// election: PERSON and PERSON meet …").
+fn names_a_story(label: &str) -> bool {
+    label.contains(|c: char| c.is_ascii_digit())
+        || matches!(
+            label.to_lowercase().as_str(),
+            "report"
+                | "review"
+                | "video"
+                | "watch"
+                | "exclusive"
+                | "opinion"
+                | "analysis"
+                | "interview"
+                | "update"
+                | "breaking"
+                | "live"
+        )
 }
 
 /// Whether `sentence` opens with a name (capitalised words, "PERSON") and a verb of the kind a
@@ -1137,8 +1164,21 @@ const POSTED: [&str; 9] = [
 ];
 
 /// Modal verbs: a picture shows what is, not what could be.
-const MODALS: [&str; 10] = [
-    "would", "could", "should", "might", "must", "will", "can", "can't", "won't", "cannot",
+const MODALS: [&str; 14] = [
+    "would",
+    "could",
+    "should",
+    "might",
+    "must",
+    "will",
+    "can",
+    "can't",
+    "won't",
+    "cannot",
+    "couldn't",
+    "wouldn't",
+    "shouldn't",
+    "mustn't",
 ];
 
 /// Verbs before a quotation that is the picture's own text: "a sign that reads 'Exit'".
@@ -1474,7 +1514,16 @@ fn is_story(sentence: &str, words: &Words) -> bool {
             && w[1].starts_with(|c: char| c == '$' || c.is_ascii_digit()))
             || (w[0] == "to" && matches!(w[1], "promote" | "plug" | "advertise"))
     });
+    // "PERSON hasn't made an honest dollar", "doesn't mess around": what someone has not done or
+    // does not do is the story's; a picture shows what is there.
+    let denied = lower.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "hasn't" | "haven't" | "hadn't" | "doesn't" | "don't" | "didn't"
+        )
+    });
     infinitive
+        || denied
         || link
         || selling
         || posting
@@ -1504,7 +1553,7 @@ fn is_story(sentence: &str, words: &Words) -> bool {
                     .checked_sub(1)
                     .is_some_and(|b| matches!(lower[b].as_str(), "that" | "which" | "but"))
                 // "a cyclist carrying a watering can during …": the container.
-                && !(w == "can" && !modal_can(lower.get(i + 1).map(String::as_str)))
+                && (w != "can" || modal_can(lower.get(i + 1).map(String::as_str)))
         })
 }
 
@@ -2063,6 +2112,24 @@ mod tests {
         // A label before a name and a verb the lexicon reads first as a plural noun.
         let r = read("Quality time: PERSON hugs her son Samuel after dropping her girls off");
         assert!(r.text.starts_with("PERSON hugs"), "{r:?}");
+        // A tabloid's label before PERSON, or before a demonstrative, goes; one that names the
+        // story stays, and what is left is judged as any caption.
+        let r = read("Picture perfect: PERSON with PERSON in the 1955 movie Jupiter's Darling");
+        assert!(r.text.starts_with("PERSON with PERSON"), "{r:?}");
+        let r =
+            read("Festival fashion accessory: This stylish handbag doubles as a wine container");
+        assert!(r.text.starts_with("This stylish handbag"), "{r:?}");
+        for story in [
+            "Report: PERSON is eyeing a new position",
+            "2017 Bundestag election: PERSON and PERSON meet for a TV duel",
+            "Birthday girl: PERSON couldn't hide her delight after her boyfriend flew in",
+        ] {
+            assert_eq!(
+                read(story).not_description,
+                Some(NotDescription::Headline),
+                "{story}"
+            );
+        }
         // A watering can is no modal.
         let r = read("An undated photograph of a cyclist carrying a watering can during a race");
         assert_eq!(r.not_description, None, "{r:?}");
