@@ -451,6 +451,29 @@ pub fn parse(caption: &str) -> Parse {
         {
             tag = "RB";
         }
+        // "Stranded migrant reacts …": a people noun the lexicon knows first as an adjective,
+        // right before a finite verb, is the verb's subject.
+        if tag == "JJ"
+            && is_person_noun(&lower)
+            && next.as_deref().is_some_and(|n| {
+                tagger
+                    .lookup(n)
+                    .is_some_and(|t| matches!(tagger.name(t), "VBZ" | "VBD" | "VBP"))
+            })
+        {
+            tag = "NN";
+        }
+        // "a police cordon": a word the lexicon knows only in a foreign phrase ("cordon bleu"),
+        // after a noun and closing the phrase, is the compound's head noun.
+        if tag == "FW"
+            && words.last().is_some_and(|w: &Word| w.pos == Pos::Noun)
+            && next.as_deref().is_none_or(|n| {
+                !n.starts_with(char::is_alphanumeric)
+                    || tagger.lookup(n).is_some_and(|t| tagger.name(t) == "IN")
+            })
+        {
+            tag = "NN";
+        }
         // "carrying a watering can during …", "a can of soda": "can" after an article, an
         // adjective, a noun or a participle, with no verb after it, is the container.
         if lower == "can"

@@ -2303,6 +2303,17 @@ mod tests {
             "What is the man holding?",
             "a can",
         );
+        // People by a noun the lexicon reads as an adjective, or by a collective noun.
+        has(
+            "Stranded migrant reacts in front of a police cordon",
+            "Who reacts in front of a police cordon?",
+            "migrant",
+        );
+        has(
+            "Iraqi security personnel inspect the site of a bomb attack",
+            "Who inspects the site of a bomb attack?",
+            "Iraqi security personnel",
+        );
         // The modal stays a modal.
         let all = qa("A dog can jump over a fence");
         assert!(all.iter().all(|(_, a)| !a.contains("can")), "{all:#?}");

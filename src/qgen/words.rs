@@ -10,7 +10,7 @@ use foldhash::fast::RandomState;
 use crate::filter::pos::Tagger;
 
 /// Nouns that name people: a subject among them is asked about with "who" (and [`KIN`]).
-const PEOPLE: [&str; 131] = [
+const PEOPLE: [&str; 132] = [
     "man",
     "woman",
     "boy",
@@ -142,6 +142,7 @@ const PEOPLE: [&str; 131] = [
     "technician",
     "competitor",
     "investigator",
+    "personnel",
 ];
 
 /// Kinds of things, after COCO's super-categories, widened with common caption nouns. A yes/no
@@ -440,7 +441,13 @@ pub fn is_irregular_verb(lemma: &str) -> bool {
 
 /// Irregular nouns: plural and singular ("-f"/"-fe" nouns that take "-ves" among them: "How
 /// many knifes?" and a "wive" were written before they were listed).
-const IRREGULAR_NOUNS: [(&str, &str); 21] = [
+const IRREGULAR_NOUNS: [(&str, &str); 26] = [
+    // "-o" nouns whose plural takes "-es" ("How many potatoes are there?", not "potatos").
+    ("potatoes", "potato"),
+    ("tomatoes", "tomato"),
+    ("mangoes", "mango"),
+    ("volcanoes", "volcano"),
+    ("heroes", "hero"),
     ("knives", "knife"),
     ("wives", "wife"),
     ("housewives", "housewife"),
@@ -952,6 +959,8 @@ mod tests {
         assert_eq!(plural("puppy"), "puppies");
         assert_eq!(plural("toy"), "toys");
         assert_eq!(plural("woman"), "women");
+        assert_eq!(plural("potato"), "potatoes");
+        assert_eq!(singular("tomatoes"), "tomato");
         assert_eq!(verb_lemma("catches").as_deref(), Some("catch"));
         assert_eq!(verb_lemma("plays").as_deref(), Some("play"));
         assert_eq!(verb_lemma("carries").as_deref(), Some("carry"));
