@@ -633,8 +633,22 @@ fn without_condition(sentence: &str) -> &str {
 }
 
 /// The first sentence of `text`: up to a full stop, question or exclamation mark followed by a
-/// capital or a digit, not after an abbreviation or an initial ("Gov.", "U.S.", "J.").
+/// capital or a digit, not after an abbreviation or an initial ("Gov.", "U.S.", "J."); or up to
+/// an ellipsis before a lower-case word.
 fn first_sentence(text: &str) -> &str {
+    // "PERSON shops with his girlfriend in New York...as it is revealed he 'feuded with sister
+    // Paris'": a tabloid's ellipsis before a lower-case word turns from the picture to the story.
+    if let Some((at, dots)) = ["...", "…"]
+        .iter()
+        .filter_map(|d| text.find(d).map(|at| (at, d.len())))
+        .min()
+        && text[at + dots..]
+            .trim_start()
+            .starts_with(|c: char| c.is_lowercase())
+        && text[..at].split_whitespace().count() >= 3
+    {
+        return first_sentence(&text[..at]);
+    }
     let bytes = text.as_bytes();
     for (i, &b) in bytes.iter().enumerate() {
         if !matches!(b, b'.' | b'?' | b'!') || bytes.get(i + 1) != Some(&b' ') {
@@ -2130,6 +2144,16 @@ mod tests {
                 "{story}"
             );
         }
+        // A tabloid's ellipsis turns to the story.
+        let r = read(
+            "PERSON shops with his girlfriend in New York...as it is revealed he 'feuded with \
+             sister Paris' before her suicide attempt",
+        );
+        assert_eq!(
+            r.text, "PERSON shops with his girlfriend in New York",
+            "{r:?}"
+        );
+        assert_eq!(r.not_description, None);
         // A watering can is no modal.
         let r = read("An undated photograph of a cyclist carrying a watering can during a race");
         assert_eq!(r.not_description, None, "{r:?}");
