@@ -608,6 +608,14 @@ fn without_dateline(text: &str) -> &str {
             && let Some(comma) = lower[photo..].find(", ")
         {
             text = &text[photo + comma + 2..];
+        } else if let Some(comma) = lower[..lower.len().min(100)].find(", ")
+            && lower[8..comma]
+                .split_whitespace()
+                .any(|w| names_a_picture(&singular(w)))
+        {
+            // "In this detail from a courtroom sketch, US Army Staff Sgt. PERSON appears …",
+            // "In this image, …": any picture's kind, as AP's photo.
+            text = &text[comma + 2..];
         }
     }
     text
@@ -845,10 +853,19 @@ fn is_title_case(sentence: &str) -> bool {
             .rev()
             .take_while(|t| t.starts_with(char::is_uppercase))
             .count();
-    let end = if name_from >= 2
-        && name_from < tokens.len()
-        && tokens[name_from - 1] == "the"
-        && MINOR.contains(&tokens[name_from - 2])
+    // So is one right after a preposition of place that follows a word in lower case: "The
+    // National Security Agency building at Fort Meade, Md." ("Snow Day in New York" capitalises
+    // the word before, as a title does).
+    let after_place = |at: usize| {
+        at >= 2
+            && matches!(tokens[at - 1], "at" | "in" | "near" | "outside")
+            && tokens[at - 2].starts_with(char::is_lowercase)
+    };
+    let end = if name_from < tokens.len()
+        && ((name_from >= 2
+            && tokens[name_from - 1] == "the"
+            && MINOR.contains(&tokens[name_from - 2]))
+            || after_place(name_from))
     {
         name_from
     } else {
@@ -2154,6 +2171,16 @@ mod tests {
             "{r:?}"
         );
         assert_eq!(r.not_description, None);
+        // AP's "In this …, " before the picture's sentence, of any picture's kind.
+        let r = read("In this detail from a courtroom sketch, PERSON appears in court");
+        assert_eq!(r.text, "PERSON appears in court", "{r:?}");
+        // A name closing the caption after a place's preposition is no title case.
+        let r = read("PHOTO: The National Security Agency building at Fort Meade, Md.");
+        assert_eq!(r.not_description, None, "{r:?}");
+        assert_eq!(
+            read("Snow Day in New York").not_description,
+            Some(NotDescription::Headline)
+        );
         // A watering can is no modal.
         let r = read("An undated photograph of a cyclist carrying a watering can during a race");
         assert_eq!(r.not_description, None, "{r:?}");

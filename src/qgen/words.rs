@@ -884,7 +884,15 @@ pub const PLACE_KINDS: [&str; 24] = [
 /// Words that close the name of an organisation or a building besides [`PLACE_KINDS`]: "the
 /// Packard Motor Car Company", "the Rocket Combustion Laboratory". A caption capitalises such a
 /// name as a headline capitalises its every word.
-const INSTITUTIONS: [&str; 20] = [
+const INSTITUTIONS: [&str; 28] = [
+    "agency",
+    "department",
+    "administration",
+    "association",
+    "foundation",
+    "council",
+    "commission",
+    "ministry",
     "company",
     "corporation",
     "museum",
