@@ -419,7 +419,19 @@ impl<'a> Clause<'a> {
                 end += 2;
             }
             clause.complement = Some((a.start, end));
-            return Some(clause);
+            // A copula's places after its adjective are the subject's: "The boy is happy on the
+            // beach" ("Where is the boy?"). After "looks", a place would be asked with the verb
+            // alone ("Where does the boy look?"), which means another thing.
+            // Not past an adverb: "is barely visible during a cloudy day" would ask "What is
+            // barely during …?".
+            if form != Form::Copula
+                || p.words[verb.start..verb.end]
+                    .iter()
+                    .any(|w| w.pos == Pos::Adv)
+            {
+                return Some(clause);
+            }
+            k += 1;
         }
         while k < chunks.len() {
             match chunks[k].kind {
@@ -2289,6 +2301,33 @@ mod tests {
             all.iter().any(|(q, a)| q == question && a == answer),
             "{caption}: no ({question}, {answer}) in {all:#?}"
         );
+    }
+
+    #[test]
+    fn a_copulas_places_after_its_adjective_are_asked() {
+        has(
+            "The boy is happy on the beach",
+            "Where is the boy?",
+            "on the beach",
+        );
+        has(
+            "The boy is happy on the beach",
+            "Who is on the beach?",
+            "the boy",
+        );
+        has(
+            "The boy is happy on the beach",
+            "Is the boy happy on the beach?",
+            "yes",
+        );
+        // Not past an adverb, nor after a verb of looking.
+        let all = qa("The city's acropolis is barely visible during a cloudy day on the plains");
+        assert!(
+            all.iter().all(|(q, _)| !q.contains("barely during")),
+            "{all:#?}"
+        );
+        let all = qa("The woman looked delighted on the beach");
+        assert!(all.iter().all(|(q, _)| !q.starts_with("Where")), "{all:#?}");
     }
 
     #[test]
