@@ -604,11 +604,13 @@ fn without_dateline(text: &str) -> &str {
         .is_some_and(|head| head.eq_ignore_ascii_case("in this "))
     {
         let lower = text.to_ascii_lowercase();
-        if let Some(photo) = lower[..lower.len().min(100)].find("photo")
+        // The first 100 bytes, cut at a character's boundary.
+        let head = &lower[..lower.floor_char_boundary(100)];
+        if let Some(photo) = head.find("photo")
             && let Some(comma) = lower[photo..].find(", ")
         {
             text = &text[photo + comma + 2..];
-        } else if let Some(comma) = lower[..lower.len().min(100)].find(", ")
+        } else if let Some(comma) = head.find(", ")
             && lower[8..comma]
                 .split_whitespace()
                 .any(|w| names_a_picture(&singular(w)))
@@ -2174,6 +2176,8 @@ mod tests {
         // AP's "In this …, " before the picture's sentence, of any picture's kind.
         let r = read("In this detail from a courtroom sketch, PERSON appears in court");
         assert_eq!(r.text, "PERSON appears in court", "{r:?}");
+        // Its search stops at a character's boundary.
+        read(&format!("In this x{}, a photo", "é".repeat(60)));
         // A name closing the caption after a place's preposition is no title case.
         let r = read("PHOTO: The National Security Agency building at Fort Meade, Md.");
         assert_eq!(r.not_description, None, "{r:?}");
