@@ -603,21 +603,26 @@ fn without_dateline(text: &str) -> &str {
         .get(..8)
         .is_some_and(|head| head.eq_ignore_ascii_case("in this "))
     {
+        // AP's "In this Aug. 5, 2019, file photo, …", "In this detail from a courtroom sketch,
+        // …": the phrase up to the comma after its first word naming a picture, within the
+        // first 100 bytes (cut at a character's boundary).
         let lower = text.to_ascii_lowercase();
-        // The first 100 bytes, cut at a character's boundary.
         let head = &lower[..lower.floor_char_boundary(100)];
-        if let Some(photo) = head.find("photo")
-            && let Some(comma) = lower[photo..].find(", ")
+        let picture = head
+            .split(' ')
+            .scan(0, |at, word| {
+                let start = *at;
+                *at += word.len() + 1;
+                Some((start, word))
+            })
+            .skip(2)
+            .find(|(_, word)| {
+                names_a_picture(&singular(word.trim_matches(|c: char| !c.is_alphanumeric())))
+            });
+        if let Some((at, _)) = picture
+            && let Some(comma) = lower[at..].find(", ")
         {
-            text = &text[photo + comma + 2..];
-        } else if let Some(comma) = head.find(", ")
-            && lower[8..comma]
-                .split_whitespace()
-                .any(|w| names_a_picture(&singular(w)))
-        {
-            // "In this detail from a courtroom sketch, US Army Staff Sgt. PERSON appears …",
-            // "In this image, …": any picture's kind, as AP's photo.
-            text = &text[comma + 2..];
+            text = &text[at + comma + 2..];
         }
     }
     text

@@ -397,11 +397,13 @@ pub fn parse(caption: &str) -> Parse {
         let next = tokens.get(i + 1).map(|t| t.text.to_ascii_lowercase());
         let mut tag = retag(&lower, intern(tagger.name(tags[i])), next.as_deref());
         let known = tagger.lookup(&lower).map(|t| intern(tagger.name(t)));
-        // The lexicon's first tag of the next word, for rules that look one word ahead.
-        let next_known = next
-            .as_deref()
-            .and_then(|n| tagger.lookup(n))
-            .map(|t| tagger.name(t));
+        // The lexicon's first tag of the next word, for the few rules that look one word ahead
+        // (looked up only when one asks).
+        let next_known = || {
+            next.as_deref()
+                .and_then(|n| tagger.lookup(n))
+                .map(|t| tagger.name(t))
+        };
         // "The Queen still smiled": a contextual rule of the tagger carries a name on to the
         // lower-case word after it; a word the lexicon knows, written in lower case, is no name.
         if i > 0
@@ -459,8 +461,8 @@ pub fn parse(caption: &str) -> Parse {
         // "Stranded migrant reacts …": a people noun the lexicon knows first as an adjective,
         // right before a finite verb, is the verb's subject.
         if tag == "JJ"
+            && matches!(next_known(), Some("VBZ" | "VBD" | "VBP"))
             && is_person_noun(&lower)
-            && matches!(next_known, Some("VBZ" | "VBD" | "VBP"))
         {
             tag = "NN";
         }
@@ -470,7 +472,7 @@ pub fn parse(caption: &str) -> Parse {
             && words.last().is_some_and(|w: &Word| w.pos == Pos::Noun)
             && next
                 .as_deref()
-                .is_none_or(|n| !n.starts_with(char::is_alphanumeric) || next_known == Some("IN"))
+                .is_none_or(|n| !n.starts_with(char::is_alphanumeric) || next_known() == Some("IN"))
         {
             tag = "NN";
         }
@@ -677,7 +679,7 @@ pub fn parse(caption: &str) -> Parse {
         if tag == "NN"
             && lower.ends_with("ing")
             && words.last().is_some_and(|w: &Word| w.pos == Pos::Noun)
-            && (next.is_none() || matches!(next_known, Some("IN" | "DT" | "TO")))
+            && (next.is_none() || matches!(next_known(), Some("IN" | "DT" | "TO")))
         {
             tag = "VBG";
         }
