@@ -1207,9 +1207,14 @@ fn premodifier(words: &[Word], i: usize) -> bool {
         // a participle between a determiner, adjective, possessive or an adjective's comma and a
         // noun.
         Pos::Verb => {
+            // "shows off matching ponytails": after a verb's particle too.
+            let after_particle = i > 1
+                && (words[i - 1].pos == Pos::Particle
+                    || (words[i - 1].lower == "off" && words[i - 2].pos == Pos::Verb));
             matches!(w.tag, "VBN" | "VBG")
                 && i > 0
                 && (matches!(words[i - 1].pos, Pos::Det | Pos::Adj | Pos::Possessive)
+                    || after_particle
                     || (i > 1 && words[i - 1].text == "," && words[i - 2].pos == Pos::Adj))
                 && words.get(i + 1).is_some_and(|n| n.pos == Pos::Noun)
         }

@@ -1024,8 +1024,16 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 ask(&mut out, q, c.subject, subject_type);
             }
             // The object: "What is the man riding?"
-            if let Some((s, e, h)) = c.object.filter(|&(_, _, h)| {
-                form != Form::Copula && !idiom(h) && !with_verb(&SEEN_IDIOMS, h)
+            // Not "What did the telescope produce? — this stunning image": the picture itself.
+            let this_picture = |s: usize, h: usize| {
+                matches!(p.words[s].lower.as_str(), "this" | "these")
+                    && names_a_picture(&singular(&p.words[h].lower))
+            };
+            if let Some((s, e, h)) = c.object.filter(|&(s, _, h)| {
+                form != Form::Copula
+                    && !idiom(h)
+                    && !with_verb(&SEEN_IDIOMS, h)
+                    && !this_picture(s, h)
             }) {
                 let person =
                     is_person_noun(&p.words[h].lower) || p.words[h].entity == Some(Entity::Person);
@@ -1079,7 +1087,15 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                     LINKING.contains(&l.as_str()) || CATENATIVE.contains(&l.as_str())
                 })
                 // Nor "— looked" of "looked tired": an adjective completes the verb of looking.
-                || c.complement.is_some();
+                || c.complement.is_some()
+                // Nor "— go" of "go to Rare Salon": going is to somewhere, asked as a place.
+                || (end == v.end
+                    && matches!(
+                        verb_lemma(&p.words[v.head].lower)
+                            .as_deref()
+                            .unwrap_or(&p.words[v.head].lower),
+                        "go" | "come"
+                    ));
             if !no_activity && form == Form::Progressive && p.words[v.head].lower != "doing" {
                 let q = question(&["What", &aux, &subject, "doing"]);
                 ask(&mut out, q, (v.head, end), AnswerType::Activity);
@@ -2300,6 +2316,40 @@ mod tests {
         assert!(
             all.iter().any(|(q, a)| q == question && a == answer),
             "{caption}: no ({question}, {answer}) in {all:#?}"
+        );
+    }
+
+    #[test]
+    fn a_particles_object_a_named_companion_and_the_picture_itself() {
+        // "off" before a participle's phrase is the verb's particle.
+        let caption = "PERSON shows off matching ponytails";
+        has(caption, "What does PERSON show off?", "matching ponytails");
+        has(
+            caption,
+            "What does PERSON do?",
+            "shows off matching ponytails",
+        );
+        not_asked(caption, &|(_, a)| a == "shows");
+        // A name coordinated with a person is asked "who" of.
+        has(
+            "Ireland Baldwin and her cousin PERSON go to a salon",
+            "Who goes to a salon?",
+            "Ireland Baldwin and her cousin PERSON",
+        );
+        // Going is to somewhere: no "What do they do? — go".
+        not_asked(
+            "Ireland Baldwin and her cousin PERSON go to Rare Salon",
+            &|(q, _)| q.ends_with(" do?"),
+        );
+        // "this image" is the picture, not what the telescope made.
+        not_asked(
+            "The telescope produced this stunning image of the Horsehead Nebula",
+            &|(_, a)| a.contains("image"),
+        );
+        has(
+            "The telescope produced a stunning image of the nebula",
+            "What did the telescope produce?",
+            "a stunning image",
         );
     }
 

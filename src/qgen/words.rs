@@ -753,6 +753,24 @@ pub fn is_caption_verb(lemma: &str) -> bool {
     CAPTION_VERBS.contains(&lemma)
 }
 
+/// Verbs whose past is their bare form ("PERSON let his son run loose"), which the lexicon knows
+/// first as the bare verb: after a name, only the past.
+pub const INVARIANT_PASTS: [&str; 8] =
+    ["let", "put", "set", "cut", "hit", "shut", "spread", "cast"];
+
+/// Verbs (lemmas) of what only people do where a camera sees it: a name they follow is a
+/// person's ("LeBron James reacts …"). Not "celebrate" or "dance": a company celebrates an
+/// anniversary, a bird dances.
+const PERSON_ACTS: [&str; 15] = [
+    "react", "smile", "pose", "laugh", "grin", "gesture", "shout", "kiss", "hug", "frown", "wink",
+    "yell", "weep", "applaud", "shrug",
+];
+
+/// Whether a verb's lemma is one of [`PERSON_ACTS`].
+pub fn is_person_act(lemma: &str) -> bool {
+    PERSON_ACTS.contains(&lemma)
+}
+
 /// Whether a noun as written names people: a people noun, or a demonym in the plural
 /// ("Zimbabweans", "Americans").
 pub fn names_people(word: &str) -> bool {
