@@ -78,7 +78,7 @@ pub struct Reading {
 
 /// The part of `caption` that describes its picture, and whether it describes one.
 pub fn read(caption: &str) -> Reading {
-    let text = without_positions(&without_brackets(caption));
+    let text = without_nicknames(without_positions(&without_brackets(caption)));
     let text = without_credit(&text);
     let text = without_teaser(without_label(without_dateline(text)));
     let sentence = without_condition(first_sentence(text));
@@ -549,6 +549,31 @@ fn without_brackets(text: &str) -> String {
         }
     }
     out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `text` without a quoted nickname before the filter's PERSON ("\"Shoeless\" PERSON, a member of
+/// the 1919 White Sox …"): the quotes would read as the story's speech, and the nickname is the
+/// name's.
+fn without_nicknames(text: String) -> String {
+    let Some(at) = text.find(['"', '“']) else {
+        return text;
+    };
+    let rest = &text[at..];
+    let open = rest.chars().next().map_or(0, char::len_utf8);
+    let Some(close) = rest[open..].find(['"', '”']) else {
+        return text;
+    };
+    let nickname = &rest[open..open + close];
+    let after = &rest[open + close..];
+    let quote = after.chars().next().map_or(0, char::len_utf8);
+    if (1..=2).contains(&nickname.split_whitespace().count())
+        && nickname.starts_with(char::is_uppercase)
+        && after[quote..].starts_with(" PERSON")
+    {
+        format!("{}{}", &text[..at], after[quote..].trim_start())
+    } else {
+        text
+    }
 }
 
 /// Where a wire caption says someone stands in the frame, between commas: "PERSON, left, and
@@ -2423,6 +2448,13 @@ mod tests {
         assert_eq!(
             r.text,
             "Ireland Baldwin and her cousin PERSON go to Rare Salon"
+        );
+        // A quoted nickname before a name is the name's, not speech; a quote is still a quote.
+        let r = read("\"Shoeless\" PERSON, a member of the 1919 White Sox");
+        assert_eq!(r.text, "PERSON, a member of the 1919 White Sox");
+        assert_eq!(
+            read("\"We will win\" PERSON says at a rally").not_description,
+            Some(NotDescription::Headline)
         );
     }
 

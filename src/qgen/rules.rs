@@ -1488,7 +1488,8 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
     // "A table showing the number of bugs" is the picture, not a table in it; but in "Line
     // drawing of an ink pen" the subject is what the picture is of.
     let of_the_picture = c.picture.is_none_or(|(_, end, _)| c.subject.0 > end);
-    let depicting = c.verb.is_some_and(|(v, _)| depicts(p, &v));
+    // (A person who "shows the strain" is no picture.)
+    let depicting = c.verb.is_some_and(|(v, _)| depicts(p, &v)) && !c.subject_is_person();
     // "This shot of the cliff-top cul-de-sac shows the house …", "This image pulled from video
     // … shows interim PERSON …": what a picture that is the subject shows is there. (Another
     // subject that shows something is a picture too, or a screen: "A table showing the number
@@ -2341,6 +2342,8 @@ mod tests {
             "Ireland Baldwin and her cousin PERSON go to Rare Salon",
             &|(q, _)| q.ends_with(" do?"),
         );
+        // A person who shows the strain is no picture showing something: the person is there.
+        has("PERSON shows the strain", "Is there a person?", "yes");
         // "this image" is the picture, not what the telescope made.
         not_asked(
             "The telescope produced this stunning image of the Horsehead Nebula",
