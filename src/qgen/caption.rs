@@ -295,16 +295,7 @@ pub fn subject_is_visible(p: &Parse) -> bool {
     // "a close up of a donut", "logo for a coffee shop": what kind of picture it is; so is an
     // artist's impression of something ("Artist's interpretation of the Lizard King").
     let head = p.words[c.head].lower.as_str();
-    let before_head = p.words[c.start..c.head]
-        .iter()
-        .rev()
-        .find(|w| w.pos != Pos::Possessive);
-    let by_an_artist = before_head
-        .is_some_and(|w| matches!(w.lower.as_str(), "artist" | "artists"))
-        && matches!(
-            head,
-            "impression" | "interpretation" | "conception" | "depiction" | "rendition"
-        );
+    let by_an_artist = p.is_artists_view(c.start, c.head);
     // "Still from unverified video which …": a frame of a film or a video.
     let still = p.words.first().is_some_and(|w| w.lower == "still")
         && p.words.get(1).is_some_and(|w| w.lower == "from");

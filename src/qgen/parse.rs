@@ -21,7 +21,7 @@ use super::visible::{is_animal, is_clothing, is_vehicle, is_visible};
 use super::words::{
     GATHERINGS, GOVERNING, LOCATIVE, LOOKING_AT, LOOKS, NOT_PLACES, STATES, TIMES, inflects,
     is_aimed_at, is_caption_verb, is_irregular_verb, is_person_noun, is_worn_or_held, names_people,
-    singular, verb_lemma,
+    participle_lemma, singular, verb_lemma,
 };
 use crate::filter::entities::{Entity, Names};
 use crate::filter::pos::Tagger;
@@ -1168,7 +1168,10 @@ fn particles_before_objects(words: &mut [Word]) {
                 noun_phrase(words, i + 1).is_some_and(|(_, h)| !is_way(&words[h].lower))
             }
             "off" => {
-                let lemma = verb_lemma(&verb.lower).unwrap_or_else(|| verb.lower.clone());
+                // "showing off their rings" as "shows off her curves".
+                let lemma = verb_lemma(&verb.lower)
+                    .or_else(|| participle_lemma(&verb.lower))
+                    .unwrap_or_else(|| verb.lower.clone());
                 OFF_VERBS.contains(&lemma.as_str()) && noun_phrase(words, i + 1).is_some()
             }
             _ => false,
@@ -1570,6 +1573,22 @@ impl Parse {
             .any(|i| is_person_noun(&w[i].lower))
             && w[head].tag == "NNP";
         w[head].names_a_person() || self.is_star(head) || titled
+    }
+
+    /// Whether the noun phrase `start..=head` is an artist's view of something, which is a
+    /// picture's kind as a rendering is: "Artist's interpretation of the Lizard King", "An
+    /// artist's impression of …" (an impression or a depiction alone may be anything).
+    pub fn is_artists_view(&self, start: usize, head: usize) -> bool {
+        let artist = self.words[start..head]
+            .iter()
+            .rev()
+            .find(|w| w.pos != Pos::Possessive)
+            .is_some_and(|w| matches!(w.lower.as_str(), "artist" | "artists" | "artist's"));
+        artist
+            && matches!(
+                self.words[head].lower.as_str(),
+                "impression" | "interpretation" | "conception" | "depiction" | "rendition"
+            )
     }
 
     /// Whether word `i` is a star who is a person: "The Cougar Town star", "reality star" (not "a

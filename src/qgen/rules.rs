@@ -157,7 +157,10 @@ impl<'a> Clause<'a> {
             && chunks
                 .get(k + 1)
                 .is_some_and(|v| v.kind == ChunkKind::Verb && depicts(p, v));
-        let picture = (PICTURE_KINDS.contains(&p.words[c.head].lower.as_str()) || shown_table)
+        let artists_view = p.is_artists_view(c.start, c.head);
+        let picture = (PICTURE_KINDS.contains(&p.words[c.head].lower.as_str())
+            || shown_table
+            || artists_view)
             .then_some((c.start, c.end, c.head));
         // "a photo of a dog …": the photo's subject is the subject; not when the sentence's
         // verb says what the picture shows ("This shot of the cul-de-sac shows the house").
@@ -170,7 +173,7 @@ impl<'a> Clause<'a> {
         // "An example of a rendered maze", "Two examples of diffraction patterns": a manual's
         // example is of its subject as a photo is.
         let head = p.words[c.head].lower.as_str();
-        if (META.contains(&head) || matches!(head, "example" | "examples"))
+        if (META.contains(&head) || matches!(head, "example" | "examples") || artists_view)
             && let Some(next) = chunks.get(k + 1)
             && let ChunkKind::Pp { np } = next.kind
             && p.words[next.start].lower == "of"
@@ -644,9 +647,15 @@ impl<'a> Clause<'a> {
         let of_a_picture = self.subject.0 >= 2
             && p.words[self.subject.0 - 1].lower == "of"
             && names_a_picture(&p.words[self.subject.0 - 2].lower);
+        // "Artist's impression of Nasutoceratops titusi": a lower-case word after a name, that
+        // names nothing one could see, is the name's (a species' epithet), no thing.
+        let epithet = self.head > 0
+            && p.words[self.head - 1].tag == "NNP"
+            && !is_visible(&singular(&p.words[self.head].lower));
         (self.picture.is_some() || of_a_picture)
             && matches!(p.words[self.head].tag, "NN" | "NNS")
             && !p.is_named(self.head, self.head + 1)
+            && !epithet
     }
 }
 
@@ -1647,8 +1656,10 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
         }
     }
     let words: Vec<&str> = (from..=head).map(|i| p.words[i].text.as_str()).collect();
+    // "Is there a couple of football fans?": the quantity agrees, not the head.
+    let plural = quantity.map_or(word, |q| &p.words[q]).is_plural();
     out.push(Proposal::unspanned(
-        there_is(&words.join(" "), word.is_plural()),
+        there_is(&words.join(" "), plural),
         "yes",
         AnswerType::Boolean,
     ));
@@ -2344,6 +2355,25 @@ mod tests {
         );
         // A person who shows the strain is no picture showing something: the person is there.
         has("PERSON shows the strain", "Is there a person?", "yes");
+        // A participle's "off" is a particle too, and a quantity agrees with "there is".
+        let fans = "A couple of football fans showing off their rings at the game";
+        has(
+            fans,
+            "What is the couple of football fans showing off?",
+            "their rings",
+        );
+        has(fans, "Is there a couple of football fans?", "yes");
+        // An artist's view is a picture's kind; a name's epithet is no thing.
+        let eagle = "An artist's rendition of a Haast's eagle attacking two moa";
+        has(
+            eagle,
+            "What kind of picture is this?",
+            "an artist's rendition",
+        );
+        has(eagle, "What is the Haast's eagle attacking?", "2 moa");
+        not_asked("Artist's impression of Nasutoceratops titusi", &|(q, _)| {
+            q.contains("titusi")
+        });
         // "this image" is the picture, not what the telescope made.
         not_asked(
             "The telescope produced this stunning image of the Horsehead Nebula",
