@@ -39,6 +39,12 @@
 #                pages (FEMA, Department of Energy)
 #   parsel       parsel 1.12.1's sample pages (PyPI sdist, BSD-3): a hardware shop
 #   eatiht       eatiht 0.1.14's test pages (PyPI sdist, MIT): a Wikipedia article
+# The sixth set, added at stop 64: held out (scripts/qgen_real.py --sources stimson,mediacloud),
+# news pages, alt texts of the other sets left out:
+#   stimson      stimson-web-scraper 0.0.63's test pages (PyPI sdist, MIT; a newspaper3k fork):
+#                159 pages of news and magazine sites of 2014–15 (Reuters, Wired, Telegraph, CNN…)
+#   mediacloud   mediacloud-metadata 2.1.0's test pages (PyPI sdist, Apache-2.0): 83 recent news
+#                pages of US, Kenyan, Indian, Latin American and Russian sites
 #
 #   scripts/fetch_web_alts.sh && wc -l .tools/captions/web/*.txt
 set -euo pipefail
@@ -92,6 +98,8 @@ pypi scrapy scrapy 2.19.0
 pypi webmon web-monitoring-diff 0.2.0
 pypi parsel parsel 1.12.1
 pypi eatiht eatiht 0.1.14
+pypi stimson stimson-web-scraper 0.0.63
+pypi mediacloud mediacloud-metadata 2.1.0
 if [ ! -s "$out/artparser.txt" ]; then
   (cd "$tmp" && npm pack --silent article-parser@4.2.12 >/dev/null)
   mkdir -p "$tmp/artparser" && tar xzf "$tmp"/article-parser-4.2.12.tgz -C "$tmp/artparser"
@@ -158,9 +166,12 @@ sources = {
     "webmon": (os.path.join(tmp, "webmon"), lambda d, n: d.endswith(os.path.join("fixtures", "versions"))),
     "parsel": (os.path.join(tmp, "parsel"), lambda d, n: n.endswith(".html")),
     "eatiht": (os.path.join(tmp, "eatiht"), lambda d, n: n.endswith(".html")),
+    "stimson": (os.path.join(tmp, "stimson"), lambda d, n: n.endswith(".html")),
+    "mediacloud": (os.path.join(tmp, "mediacloud"), lambda d, n: n.endswith(".html")),
 }
 FIFTH = ("dolma", "goquery", "scrapy", "artparser", "webmon", "parsel", "eatiht")
-HELD_OUT = ("htmlbench", "formasaurus") + FIFTH
+SIXTH = ("stimson", "mediacloud")
+HELD_OUT = ("htmlbench", "formasaurus") + FIFTH + SIXTH
 for name, (top, keep) in sources.items():
     path = os.path.join(out, name + ".txt")
     if os.path.exists(path) and os.path.getsize(path) > 0:

@@ -43,6 +43,9 @@ THIRD = ["htmlbench"]
 FOURTH = ["formasaurus"]
 # Held out at stop 44: the test pages of seven other projects (scripts/fetch_web_alts.sh).
 FIFTH = ["dolma", "goquery", "scrapy", "artparser", "webmon", "parsel", "eatiht"]
+# Held out at stop 64: news pages of two more projects' tests (scripts/fetch_web_alts.sh), every
+# kept caption labelled blind before any Q/A of them was looked at.
+SIXTH = ["stimson", "mediacloud"]
 SECOND = ["trafilatura", "artext", "htmldate", "htmd"]
 
 
@@ -94,7 +97,8 @@ def main() -> int:
     ap.add_argument("--sources", default=",".join(SOURCES),
                     help=f"comma-separated sources (held out: {', '.join(HELD_OUT)}; "
                          f"second set: {', '.join(SECOND)}; third set: {', '.join(THIRD)}; "
-                         f"fourth set: {', '.join(FOURTH)}; fifth set: {', '.join(FIFTH)})")
+                         f"fourth set: {', '.join(FOURTH)}; fifth set: {', '.join(FIFTH)}; "
+                         f"sixth set: {', '.join(SIXTH)})")
     ap.add_argument("--failures", action="store_true",
                     help="list the Q/A labelled invalid, by failure kind")
     ap.add_argument("--uniform", type=int, default=0,
