@@ -17,7 +17,9 @@ use foldhash::fast::RandomState;
 
 use super::parse::{ChunkKind, Parse, Pos, gathers, is_color, modal_can};
 use super::visible::{is_clothing, is_happening, is_listed_thing, is_visible, is_visible_word};
-use super::words::{INVARIANT_PASTS, is_person_act, names_a_picture, names_people};
+use super::words::{
+    INVARIANT_PASTS, is_person_act, is_person_title, names_a_picture, names_people,
+};
 use super::words::{closes_a_name, is_caption_verb, is_person_noun, singular, verb_lemma};
 use crate::filter::entities::Entity;
 use crate::filter::pos::Tagger;
@@ -283,6 +285,7 @@ pub fn subject_is_visible(p: &Parse) -> bool {
         let proper = (matches!(w.tag, "NNP" | "NNPS") && (capital || i == 0)) || (i > 0 && capital);
         if proper {
             return names_people(&w.text)
+                || p.names_a_person(start, i)
                 || refers_to_a_person(p, end)
                 || acts_as_a_person(p, end)
                 || is_a_named_thing_shown(p, start, end);
@@ -737,11 +740,18 @@ fn without_dateline(text: &str) -> &str {
 }
 
 /// Abbreviations after which a full stop ends no sentence; the months' are
-/// [`is_month_abbreviation`]'s.
-const ABBREVIATIONS: [&str; 31] = [
-    "mr", "mrs", "ms", "dr", "gov", "rep", "sen", "pres", "gen", "lt", "col", "capt", "sgt", "cpl",
-    "maj", "adm", "st", "ave", "blvd", "rd", "mt", "ft", "jr", "sr", "no", "inc", "co", "corp",
-    "ltd", "vs", "prof",
+/// [`is_month_abbreviation`]'s, people's titles [`is_person_title`]'s, and the states'
+/// [`STATES`].
+const ABBREVIATIONS: [&str; 14] = [
+    "st", "ave", "blvd", "rd", "mt", "ft", "jr", "sr", "no", "inc", "co", "corp", "ltd", "vs",
+];
+
+/// The AP's abbreviations of US states, which wire captions put before a capital ("Former Fla.
+/// Gov. Jeb Bush speaks …"): no full stop of theirs ends a sentence.
+const STATES: [&str; 31] = [
+    "ala", "ariz", "ark", "calif", "colo", "conn", "del", "fla", "ga", "kan", "kans", "ky", "la",
+    "md", "mass", "mich", "minn", "mo", "mont", "neb", "nev", "okla", "ore", "pa", "tenn", "vt",
+    "va", "wis", "wyo", "tex", "penn",
 ];
 
 /// The sentence without a condition after its comma: "A button that says 'Download on the App
@@ -789,6 +799,8 @@ fn first_sentence(text: &str) -> &str {
             let abbreviation = word.len() == 1
                 || word.contains('.')
                 || ABBREVIATIONS.contains(&word.to_ascii_lowercase().as_str())
+                || STATES.contains(&word.to_ascii_lowercase().as_str())
+                || is_person_title(&word.to_ascii_lowercase())
                 || is_month_abbreviation(&word.to_ascii_lowercase());
             if abbreviation {
                 continue;
@@ -1124,9 +1136,11 @@ fn names_something_visible(words: &Words) -> bool {
             {
                 return true;
             }
-            // "The Duke of Edinburgh", "the Queen": a person's title after "the" is a person.
+            // "The Duke of Edinburgh", "the Queen": a person's title after "the" is a person; so
+            // is a name after an abbreviated title ("Sen Rand Paul").
             if i > 0 && word.starts_with(char::is_uppercase) {
-                return words.lower[i - 1] == "the" && is_person_noun(lower);
+                return (words.lower[i - 1] == "the" && is_person_noun(lower))
+                    || is_person_title(&words.lower[i - 1]);
             }
             // "… produced this stunning image of the Horsehead Nebula": the caption points at
             // its own picture.
@@ -1945,17 +1959,21 @@ fn without_initial_stops(token: &str) -> Option<String> {
     dotted.then_some(letters)
 }
 
-/// Titles and a name's abbreviated parts written with a full stop: "Gov. PERSON" and "Apple
-/// Inc. Chairman and CEO PERSON" read as one name without it.
-const TITLES: [&str; 23] = [
-    "mr", "mrs", "ms", "dr", "gov", "rep", "sen", "pres", "gen", "lt", "col", "capt", "sgt", "cpl",
-    "maj", "adm", "prof", "st", "inc", "corp", "ltd", "jr", "sr",
-];
+/// A name's abbreviated parts written with a full stop, besides people's titles: "Gov. PERSON"
+/// and "Apple Inc. Chairman and CEO PERSON" read as one name without it.
+const TITLES: [&str; 6] = ["st", "inc", "corp", "ltd", "jr", "sr"];
 
-/// `token` without the full stop of a title ("Gov." → "Gov").
+/// `token` without the full stop of a title ("Gov." → "Gov"), a name's abbreviated part
+/// ([`TITLES`]) or a US state's ("Fla." → "Fla": "Former Fla. Gov. Jeb Bush" is one name).
 fn without_title_stop(token: &str) -> &str {
     match token.strip_suffix('.') {
-        Some(stem) if TITLES.iter().any(|t| t.eq_ignore_ascii_case(stem)) => stem,
+        Some(stem)
+            if is_person_title(&stem.to_ascii_lowercase())
+                || TITLES.iter().any(|t| t.eq_ignore_ascii_case(stem))
+                || STATES.iter().any(|t| t.eq_ignore_ascii_case(stem)) =>
+        {
+            stem
+        }
         _ => token,
     }
 }
@@ -2390,6 +2408,9 @@ mod tests {
              soldier shows troops in al-Bayda square",
             "The Canada-France-Hawaii Telescope produced this stunning image of the well-known \
              Horsehead Nebula.",
+            // A name after a person's abbreviated title, a state's abbreviation before it.
+            "Sen. Rand Paul, R-Ky., speaks during an event at the University of Chicago",
+            "Former Fla. Gov. Jeb Bush speaks at the Hispanic Leadership Network conference",
             // A thing shown on a thing one could see.
             "A previous address to the United Nations by former South African PERSON is shown \
              on a video screen during a meeting",

@@ -20,8 +20,8 @@ use std::sync::OnceLock;
 use super::visible::{is_animal, is_clothing, is_vehicle, is_visible};
 use super::words::{
     GATHERINGS, GOVERNING, LOCATIVE, LOOKING_AT, LOOKS, NOT_PLACES, STATES, TIMES, inflects,
-    is_aimed_at, is_caption_verb, is_irregular_verb, is_person_noun, is_worn_or_held, names_people,
-    participle_lemma, singular, verb_lemma,
+    is_aimed_at, is_caption_verb, is_irregular_verb, is_person_noun, is_person_title,
+    is_worn_or_held, names_people, participle_lemma, singular, verb_lemma,
 };
 use crate::filter::entities::{Entity, Names};
 use crate::filter::pos::Tagger;
@@ -1570,7 +1570,7 @@ impl Parse {
         let titled = (start..head)
             .rev()
             .take_while(|&i| i + 1 == head || w[i + 1].tag == "NNP")
-            .any(|i| is_person_noun(&w[i].lower))
+            .any(|i| is_person_noun(&w[i].lower) || is_person_title(&w[i].lower))
             && w[head].tag == "NNP";
         w[head].names_a_person() || self.is_star(head) || titled
     }

@@ -2353,6 +2353,12 @@ mod tests {
             "Ireland Baldwin and her cousin PERSON go to Rare Salon",
             &|(q, _)| q.ends_with(" do?"),
         );
+        // A name after a person's title is a person's.
+        has(
+            "Sen Rand Paul speaks at a rally",
+            "Who speaks at a rally?",
+            "Sen Rand Paul",
+        );
         // A person who shows the strain is no picture showing something: the person is there.
         has("PERSON shows the strain", "Is there a person?", "yes");
         // A participle's "off" is a particle too, and a quantity agrees with "there is".
