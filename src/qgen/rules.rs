@@ -2203,9 +2203,11 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
         let no = question(&[&aux_cap, &subject, verb, &swapped, &place_words(None)]);
         return yes_no(out, yes, no);
     }
-    // The subject's, when it is one noun ("the man", not "a man in a suit").
+    // The subject's, when it is one noun ("the man", not "a man in a suit") and no name's ("Jeb
+    // Bush" is no bush to swap for a rock).
     if c.subject.1 == c.head + 1
         && p.words[c.head].entity.is_none()
+        && !p.is_named(c.head, c.head + 1)
         && let Some(other) = swap_noun(&singular(&p.words[c.head].lower), &avoid, seed)
     {
         // Only the head changes: "the bunch of bananas" → "the bunch of sandwiches", which keeps
@@ -2352,6 +2354,12 @@ mod tests {
         not_asked(
             "Ireland Baldwin and her cousin PERSON go to Rare Salon",
             &|(q, _)| q.ends_with(" do?"),
+        );
+        // A name is no noun to swap.
+        not_asked(
+            "Former Fla Gov Jeb Bush speaks at the Hispanic Leadership Network conference, in \
+             PERSON, Fla",
+            &|(q, _)| q.contains("Jeb") && !q.contains("Bush"),
         );
         // A name after a person's title is a person's.
         has(
