@@ -796,12 +796,13 @@ fn first_sentence(text: &str) -> &str {
         if b == b'.' {
             let word_start = text[..i].rfind(' ').map_or(0, |s| s + 1);
             let word = text[word_start..i].trim_start_matches(['"', '\'']);
+            let lower = word.to_ascii_lowercase();
             let abbreviation = word.len() == 1
                 || word.contains('.')
-                || ABBREVIATIONS.contains(&word.to_ascii_lowercase().as_str())
-                || STATES.contains(&word.to_ascii_lowercase().as_str())
-                || is_person_title(&word.to_ascii_lowercase())
-                || is_month_abbreviation(&word.to_ascii_lowercase());
+                || ABBREVIATIONS.contains(&lower.as_str())
+                || STATES.contains(&lower.as_str())
+                || is_person_title(&lower)
+                || is_month_abbreviation(&lower);
             if abbreviation {
                 continue;
             }
@@ -1967,14 +1968,14 @@ const TITLES: [&str; 6] = ["st", "inc", "corp", "ltd", "jr", "sr"];
 /// ([`TITLES`]) or a US state's ("Fla." → "Fla": "Former Fla. Gov. Jeb Bush" is one name).
 fn without_title_stop(token: &str) -> &str {
     match token.strip_suffix('.') {
-        Some(stem)
-            if is_person_title(&stem.to_ascii_lowercase())
-                || TITLES.iter().any(|t| t.eq_ignore_ascii_case(stem))
-                || STATES.iter().any(|t| t.eq_ignore_ascii_case(stem)) =>
-        {
-            stem
+        Some(stem) => {
+            let lower = stem.to_ascii_lowercase();
+            let kept = is_person_title(&lower)
+                || TITLES.contains(&lower.as_str())
+                || STATES.contains(&lower.as_str());
+            if kept { stem } else { token }
         }
-        _ => token,
+        None => token,
     }
 }
 

@@ -1583,7 +1583,8 @@ impl Parse {
             .iter()
             .rev()
             .find(|w| w.pos != Pos::Possessive)
-            .is_some_and(|w| matches!(w.lower.as_str(), "artist" | "artists" | "artist's"));
+            // (The tokenizer splits the possessive's "'s" off: "artist" "'s".)
+            .is_some_and(|w| matches!(w.lower.as_str(), "artist" | "artists"));
         artist
             && matches!(
                 self.words[head].lower.as_str(),

@@ -1100,9 +1100,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 // Nor "— go" of "go to Rare Salon": going is to somewhere, asked as a place.
                 || (end == v.end
                     && matches!(
-                        verb_lemma(&p.words[v.head].lower)
-                            .as_deref()
-                            .unwrap_or(&p.words[v.head].lower),
+                        lemma.as_deref().unwrap_or(&p.words[v.head].lower),
                         "go" | "come"
                     ));
             if !no_activity && form == Form::Progressive && p.words[v.head].lower != "doing" {

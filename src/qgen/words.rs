@@ -753,7 +753,8 @@ pub fn is_caption_verb(lemma: &str) -> bool {
     CAPTION_VERBS.contains(&lemma)
 }
 
-/// People's titles as written abbreviated ("Sen.", "Gov.", "Dr."), without their full stop.
+/// People's titles as written abbreviated ("Sen.", "Gov.", "Dr."), without their full stop (the
+/// tokenizer and the reading take it off).
 const PERSON_TITLES: [&str; 17] = [
     "mr", "mrs", "ms", "dr", "gov", "rep", "sen", "pres", "gen", "lt", "col", "capt", "sgt", "cpl",
     "maj", "adm", "prof",
@@ -762,7 +763,7 @@ const PERSON_TITLES: [&str; 17] = [
 /// Whether a lower-case word is an abbreviated title of a person ([`PERSON_TITLES`]): the name
 /// after it is a person's ("Sen. Rand Paul", a name the filter's gazetteer does not know).
 pub fn is_person_title(lower: &str) -> bool {
-    PERSON_TITLES.contains(&lower.strip_suffix('.').unwrap_or(lower))
+    PERSON_TITLES.contains(&lower)
 }
 
 /// Verbs whose past is their bare form ("PERSON let his son run loose"), which the lexicon knows
