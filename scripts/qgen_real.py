@@ -46,6 +46,9 @@ FIFTH = ["dolma", "goquery", "scrapy", "artparser", "webmon", "parsel", "eatiht"
 # Held out at stop 64: news pages of two more projects' tests (scripts/fetch_web_alts.sh), every
 # kept caption labelled blind before any Q/A of them was looked at.
 SIXTH = ["stimson", "mediacloud"]
+# Held out at stop 65: a magazine's WARC and recipe pages of two more projects' tests, every kept
+# caption labelled blind before any Q/A of them was looked at.
+SEVENTH = ["ipwb", "recipes"]
 SECOND = ["trafilatura", "artext", "htmldate", "htmd"]
 
 
@@ -98,7 +101,7 @@ def main() -> int:
                     help=f"comma-separated sources (held out: {', '.join(HELD_OUT)}; "
                          f"second set: {', '.join(SECOND)}; third set: {', '.join(THIRD)}; "
                          f"fourth set: {', '.join(FOURTH)}; fifth set: {', '.join(FIFTH)}; "
-                         f"sixth set: {', '.join(SIXTH)})")
+                         f"sixth set: {', '.join(SIXTH)}; seventh set: {', '.join(SEVENTH)})")
     ap.add_argument("--failures", action="store_true",
                     help="list the Q/A labelled invalid, by failure kind")
     ap.add_argument("--uniform", type=int, default=0,
