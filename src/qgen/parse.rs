@@ -272,6 +272,9 @@ fn retag(lower: &str, tag: &'static str, next: Option<&str>) -> &'static str {
         {
             "IN"
         }
+        // "a landscape with bright colors, including a red sky": a preposition, never what a
+        // thing is doing.
+        "including" | "excluding" => "IN",
         // The possessive with a typographic apostrophe, as web text writes it ("Apple’s").
         "’s" => "POS",
         // Typographic quotes around a name ("‘Amy’ is a computer generated image …") are
@@ -675,11 +678,19 @@ pub fn parse(caption: &str) -> Parse {
             tag = intern(tagger.name(tagger.lookup(&lower).expect("checked")));
         }
         // "Woman jogging on a trail": an -ing word the lexicon makes a noun, right after a noun and
-        // before a preposition or determiner, is the fragment's participle.
+        // before a preposition or determiner, is the fragment's participle; so is the "reading"
+        // of an object, "holds a sign reading \"Protect women's sports\"", before what the sign
+        // says (a subject's, "A sign reading \"Closed\" hangs …", is read whole).
         if tag == "NN"
             && lower.ends_with("ing")
             && words.last().is_some_and(|w: &Word| w.pos == Pos::Noun)
-            && (next.is_none() || matches!(next_known(), Some("IN" | "DT" | "TO")))
+            && (next.is_none()
+                || matches!(next_known(), Some("IN" | "DT" | "TO"))
+                || (matches!(lower.as_str(), "reading" | "saying")
+                    && words.iter().any(|w| w.pos == Pos::Verb)
+                    && next
+                        .as_deref()
+                        .is_some_and(|n| n.starts_with(['"', '“', '\'', '‘', ':']))))
         {
             tag = "VBG";
         }
@@ -1301,8 +1312,20 @@ fn noun_phrase(words: &[Word], i: usize) -> Option<(usize, usize)> {
         end = end2;
         return Some((end, head2));
     }
+    // "the members of Potty Mouth": a noun that is only what it is of keeps its "of" phrase, and
+    // stays the head (the band is no person).
+    if RELATIONAL.contains(&quantity)
+        && words.get(end).is_some_and(|w| w.lower == "of")
+        && let Some((end2, _)) = noun_phrase(words, end + 1)
+    {
+        return Some((end2, head));
+    }
     Some((end, head))
 }
+
+/// Nouns that say nothing without what they are of: "the members of Potty Mouth", "the cast of
+/// the film".
+pub const RELATIONAL: [&str; 4] = ["member", "members", "cast", "crew"];
 
 fn chunk(words: &[Word]) -> Vec<Chunk> {
     let mut chunks = Vec::new();
@@ -1314,6 +1337,7 @@ fn chunk(words: &[Word]) -> Vec<Chunk> {
             && let Some((end, head)) = noun_phrase(words, i)
         {
             let (end, head) = award_title(words, end, head).unwrap_or((end, head));
+            let (end, head) = coordinated_modifier(words, i, end, head).unwrap_or((end, head));
             chunks.push(Chunk {
                 kind: ChunkKind::Np,
                 start: i,
@@ -1328,6 +1352,8 @@ fn chunk(words: &[Word]) -> Vec<Chunk> {
             && let Some((end, head)) = noun_phrase(words, i + preposition)
             && !opens_clause(words, i, end)
         {
+            let (end, head) =
+                coordinated_modifier(words, i + preposition, end, head).unwrap_or((end, head));
             chunks.push(Chunk {
                 kind: ChunkKind::Pp {
                     np: chunks.len() + 1,
@@ -1388,6 +1414,37 @@ fn chunk(words: &[Word]) -> Vec<Chunk> {
         i += 1;
     }
     chunks
+}
+
+/// The end and head of a noun phrase ending at `end` (head `head`) whose last noun is one of two
+/// coordinated modifiers of the nouns after them: "a wood and marble cake stand" is one stand,
+/// not "a wood" and a stand ("cheese and tomato sandwiches"). The second conjunct must be a
+/// compound of common nouns, so "a cat and dog" stays two animals.
+fn coordinated_modifier(
+    words: &[Word],
+    start: usize,
+    end: usize,
+    head: usize,
+) -> Option<(usize, usize)> {
+    let common = |w: &Word, tags: &[&str]| {
+        tags.contains(&w.tag) && w.entity.is_none() && w.text.starts_with(char::is_lowercase)
+    };
+    // The first conjunct is one noun after its determiner ("a wood"), no colour ("red and black
+    // face makeup" is coloured, not made of red).
+    if head + 1 != end
+        || !common(&words[head], &["NN"])
+        || is_color(&words[head].lower)
+        || words[start..head].iter().any(|w| w.pos != Pos::Det)
+        || words.get(end).is_none_or(|w| w.lower != "and")
+    {
+        return None;
+    }
+    let (second_end, second_head) = noun_phrase(words, end + 1)?;
+    ((end + 1..second_head).all(|k| common(&words[k], &["NN"]))
+        && common(&words[second_head], &["NN", "NNS"])
+        && second_head == second_end - 1
+        && second_head > end + 1)
+        .then_some((second_end, second_head))
 }
 
 /// The periods of an award's title: "Player of the Year", "Chef of the Day".

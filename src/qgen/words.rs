@@ -273,8 +273,34 @@ pub const NOT_PLACES: [&str; 28] = [
 ];
 
 /// Nouns of a state one is in, neither a place nor anything a verb governs that one could see:
-/// "stays in tip-top shape", "in good condition".
-pub const STATES: [&str; 2] = ["shape", "condition"];
+/// "stays in tip-top shape", "in good condition", "in deep thought"; an age ("a man in his
+/// twenties") and a colour ("pencil crayons in rainbow hues") are how a thing looks, not where.
+pub const STATES: [&str; 24] = [
+    "shape",
+    "condition",
+    "thought",
+    "teens",
+    "twenties",
+    "thirties",
+    "forties",
+    "fifties",
+    "sixties",
+    "seventies",
+    "eighties",
+    "nineties",
+    "hue",
+    "hues",
+    "color",
+    "colors",
+    "colour",
+    "colours",
+    "shade",
+    "shades",
+    "tone",
+    "tones",
+    "tint",
+    "tints",
+];
 
 /// Prepositions a verb governs ("look at", "pose for", "talk to", "talk on"), for the question of
 /// what they govern when it is no place ([`super::parse::Parse::governed`]).
