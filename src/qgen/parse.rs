@@ -1154,11 +1154,17 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
             || VEHICLE_MOTIONS.contains(&lemma.as_str()));
         // "A Delta Airlines Embraer 175 lands at …": a model's number closes its name.
         let model_number = words[i - 1].pos == Pos::Num && words[i - 2].tag.starts_with("NNP");
+        // "Four women dressed in athletic-wear stand on …": a hyphenated word the tagger guessed
+        // an adjective closes the participle's phrase as a noun would.
         let after_phrase = words[i - 1].pos == Pos::Noun
+            || (relative && words[i - 1].lower.contains('-') && words[i - 1].pos == Pos::Adj)
             || model_number
             || (relative && is_color(&words[i - 1].lower) && words[i - 2].pos == Pos::Adp);
         if after_phrase && follows && verb && (!relative || i + 1 < words.len()) {
             set_tag(&mut words[i], form);
+            if words[i - 1].pos == Pos::Adj && words[i - 1].lower.contains('-') {
+                set_tag(&mut words[i - 1], "NN");
+            }
             return;
         }
     }

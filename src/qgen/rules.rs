@@ -199,6 +199,19 @@ impl<'a> Clause<'a> {
             k = np;
             c = chunks[k];
         }
+        // "mid angle looking at a glass of margarita", "a view looking down on the harbour": a
+        // camera's angle that looks at something shows it.
+        if matches!(p.words[c.head].lower.as_str(), "angle" | "view" | "shot")
+            && let Some(v) = chunks.get(k + 1)
+            && v.kind == ChunkKind::Verb
+            && p.words[v.head].lower == "looking"
+            && let Some(at) = chunks.get(k + 2)
+            && let ChunkKind::Pp { np } = at.kind
+            && matches!(p.words[at.start].lower.as_str(), "at" | "on" | "into")
+        {
+            k = np;
+            c = chunks[k];
+        }
         if p.words[c.head].pos == Pos::Pron && p.words[c.head].lower != "it" {
             // "he", "they": a question about "he" reads badly without its referent.
             return None;
@@ -2528,6 +2541,18 @@ mod tests {
             "Coconut cake on a wood and marble cake stand",
             "Where is the coconut cake?",
             "on a wood and marble cake stand",
+        );
+        // A camera's angle looking at a thing shows the thing; a hyphenated garment closes the
+        // participle's phrase before the sentence's verb.
+        has(
+            "mid angle looking at a glass of margarita garnished with lime slices",
+            "What is the glass of margarita garnished with?",
+            "lime slices",
+        );
+        has(
+            "Four women dressed in athletic-wear stand on an outdoor basketball court.",
+            "Who stands on an outdoor basketball court?",
+            "4 women",
         );
         let band = "the members of Potty Mouth playing a show";
         has(band, "Who is playing a show?", "the members of Potty Mouth");
