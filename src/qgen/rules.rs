@@ -199,8 +199,8 @@ impl<'a> Clause<'a> {
             k = np;
             c = chunks[k];
         }
-        // "mid angle looking at a glass of margarita", "a view looking down on the harbour": a
-        // camera's angle that looks at something shows it.
+        // "mid angle looking at a glass of margarita": a camera's angle or view that looks at
+        // something shows it.
         if matches!(p.words[c.head].lower.as_str(), "angle" | "view" | "shot")
             && let Some(v) = chunks.get(k + 1)
             && v.kind == ChunkKind::Verb
@@ -1882,8 +1882,8 @@ fn with_in_the_frame(p: &Parse, k: usize) -> Option<usize> {
     (p.words[place.start].lower == "in" && in_the_frame(p, place)).then_some(frame)
 }
 
-/// "What is in the background? — the Hollywood sign": a thing a "with" phrase places in the
-/// frame ([`with_in_the_frame`]), asked by that place.
+/// "What is in the background? — a EU flag": a thing a "with" phrase places in the frame
+/// ([`with_in_the_frame`]), asked by that place (not a definite name, "the Hollywood sign").
 fn in_the_background(p: &Parse, out: &mut Vec<Proposal>) {
     for k in 0..p.chunks.len() {
         let Some(frame) = with_in_the_frame(p, k) else {
