@@ -741,14 +741,14 @@ fn without_dateline(text: &str) -> &str {
 
 /// Abbreviations after which a full stop ends no sentence; the months' are
 /// [`is_month_abbreviation`]'s, people's titles [`is_person_title`]'s, and the states'
-/// [`STATES`].
+/// [`US_STATES`].
 const ABBREVIATIONS: [&str; 14] = [
     "st", "ave", "blvd", "rd", "mt", "ft", "jr", "sr", "no", "inc", "co", "corp", "ltd", "vs",
 ];
 
 /// The AP's abbreviations of US states, which wire captions put before a capital ("Former Fla.
 /// Gov. Jeb Bush speaks …"): no full stop of theirs ends a sentence.
-const STATES: [&str; 31] = [
+const US_STATES: [&str; 31] = [
     "ala", "ariz", "ark", "calif", "colo", "conn", "del", "fla", "ga", "kan", "kans", "ky", "la",
     "md", "mass", "mich", "minn", "mo", "mont", "neb", "nev", "okla", "ore", "pa", "tenn", "vt",
     "va", "wis", "wyo", "tex", "penn",
@@ -800,7 +800,7 @@ fn first_sentence(text: &str) -> &str {
             let abbreviation = word.len() == 1
                 || word.contains('.')
                 || ABBREVIATIONS.contains(&lower.as_str())
-                || STATES.contains(&lower.as_str())
+                || US_STATES.contains(&lower.as_str())
                 || is_person_title(&lower)
                 || is_month_abbreviation(&lower);
             if abbreviation {
@@ -1972,7 +1972,7 @@ fn without_title_stop(token: &str) -> &str {
             let lower = stem.to_ascii_lowercase();
             let kept = is_person_title(&lower)
                 || TITLES.contains(&lower.as_str())
-                || STATES.contains(&lower.as_str());
+                || US_STATES.contains(&lower.as_str());
             if kept { stem } else { token }
         }
         None => token,

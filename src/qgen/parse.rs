@@ -19,9 +19,9 @@ use std::sync::OnceLock;
 
 use super::visible::{is_animal, is_clothing, is_vehicle, is_visible};
 use super::words::{
-    GATHERINGS, GOVERNING, LOCATIVE, LOOKING_AT, LOOKS, NOT_PLACES, STATES, TIMES, inflects,
-    is_aimed_at, is_caption_verb, is_irregular_verb, is_person_noun, is_person_title,
-    is_worn_or_held, names_people, participle_lemma, singular, verb_lemma,
+    GATHERINGS, GOVERNING, LOCATIVE, LOOKING_AT, LOOKS, NOT_PLACES, STATES, TIMES, any_lemma,
+    inflects, is_aimed_at, is_caption_verb, is_irregular_verb, is_person_noun, is_person_title,
+    is_worn_or_held, names_people, singular, verb_lemma,
 };
 use crate::filter::entities::{Entity, Names};
 use crate::filter::pos::Tagger;
@@ -1155,14 +1155,15 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
         // "A Delta Airlines Embraer 175 lands at …": a model's number closes its name.
         let model_number = words[i - 1].pos == Pos::Num && words[i - 2].tag.starts_with("NNP");
         // "Four women dressed in athletic-wear stand on …": a hyphenated word the tagger guessed
-        // an adjective closes the participle's phrase as a noun would.
+        // an adjective closes the participle's phrase as a noun would, and is that noun.
+        let hyphenated = words[i - 1].pos == Pos::Adj && words[i - 1].lower.contains('-');
         let after_phrase = words[i - 1].pos == Pos::Noun
-            || (relative && words[i - 1].lower.contains('-') && words[i - 1].pos == Pos::Adj)
+            || (relative && hyphenated)
             || model_number
             || (relative && is_color(&words[i - 1].lower) && words[i - 2].pos == Pos::Adp);
         if after_phrase && follows && verb && (!relative || i + 1 < words.len()) {
             set_tag(&mut words[i], form);
-            if words[i - 1].pos == Pos::Adj && words[i - 1].lower.contains('-') {
+            if hyphenated {
                 set_tag(&mut words[i - 1], "NN");
             }
             return;
@@ -1186,10 +1187,8 @@ fn particles_before_objects(words: &mut [Word]) {
             }
             "off" => {
                 // "showing off their rings" as "shows off her curves".
-                let lemma = verb_lemma(&verb.lower)
-                    .or_else(|| participle_lemma(&verb.lower))
-                    .unwrap_or_else(|| verb.lower.clone());
-                OFF_VERBS.contains(&lemma.as_str()) && noun_phrase(words, i + 1).is_some()
+                OFF_VERBS.contains(&any_lemma(&verb.lower).as_str())
+                    && noun_phrase(words, i + 1).is_some()
             }
             _ => false,
         };

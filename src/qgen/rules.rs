@@ -34,8 +34,8 @@ use super::parse::{
 use super::visible::{is_animal, is_vehicle};
 use super::visible::{is_clothing, is_listed_thing, is_visible, is_visible_word};
 use super::words::{
-    DEPICTING, LOOKS, META, PICTURE_KINDS, PLACE_KINDS, STATES, TIMES, inflects, is_kin,
-    is_person_noun, names_a_picture, participle_lemma, plural, singular, swap_noun, verb_lemma,
+    DEPICTING, LOOKS, META, PICTURE_KINDS, PLACE_KINDS, STATES, TIMES, any_lemma, inflects, is_kin,
+    is_person_noun, names_a_picture, plural, singular, swap_noun, verb_lemma,
 };
 use crate::filter::entities::Entity;
 
@@ -479,7 +479,7 @@ impl<'a> Clause<'a> {
                 }
                 // "gestures at a microphone with the Hollywood sign in the background": what is
                 // in the frame is the scene's, neither a place of the verb nor a thing had.
-                _ if with_in_the_frame(p, k).is_some() => break,
+                _ if with_in_the_frame(p, &chunks[k]).is_some() => break,
                 ChunkKind::Pp { np } => {
                     clause.places.push(chunks[k]);
                     k = np + 1;
@@ -652,9 +652,7 @@ impl<'a> Clause<'a> {
             && self.verb.is_some_and(|(v, _)| {
                 let verb = &self.p.words[v.head].lower;
                 NEEDS_OBJECT.contains(&verb.as_str())
-                    || verb_lemma(verb)
-                        .or_else(|| participle_lemma(verb))
-                        .is_some_and(|l| NEEDS_OBJECT.contains(&l.as_str()))
+                    || NEEDS_OBJECT.contains(&any_lemma(verb).as_str())
             })
     }
 
@@ -1317,11 +1315,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                     // Nor "What does the landscape have? — bright colors": a colour is how it
                     // looks.
                     && !STATES.contains(&p.words[np_chunk.head].lower.as_str())
-                    && p
-                        .chunks
-                        .iter()
-                        .position(|ch| ch == place)
-                        .is_none_or(|k| with_in_the_frame(p, k).is_none())
+                    && with_in_the_frame(p, place).is_none()
                 {
                     // Not "What do the microphones have? — a EU flag" of "microphones with a EU
                     // flag in the background": that is the scene's ([`in_the_background`]).
@@ -1865,11 +1859,11 @@ const FRAME: [&str; 11] = [
     "bottom",
 ];
 
-/// Of chunk `k`, a "with" phrase whose thing the next phrase places in the frame ("with the
-/// Hollywood sign in the background", "with a lake in the foreground"): the chunk index of that
-/// place's phrase. The thing is the scene's, not had by what comes before.
-fn with_in_the_frame(p: &Parse, k: usize) -> Option<usize> {
-    let with = p.chunks.get(k)?;
+/// Of a prepositional phrase, a "with" phrase whose thing the next phrase places in the frame
+/// ("with the Hollywood sign in the background", "with a lake in the foreground"): the chunk
+/// indexes of the thing's noun phrase and of that place's phrase. The thing is the scene's, not
+/// had by what comes before.
+fn with_in_the_frame(p: &Parse, with: &Chunk) -> Option<(usize, usize)> {
     let ChunkKind::Pp { np } = with.kind else {
         return None;
     };
@@ -1879,17 +1873,14 @@ fn with_in_the_frame(p: &Parse, k: usize) -> Option<usize> {
     let (last, _) = p.coordination(np);
     let frame = last + 1;
     let place = p.chunks.get(frame)?;
-    (p.words[place.start].lower == "in" && in_the_frame(p, place)).then_some(frame)
+    (p.words[place.start].lower == "in" && in_the_frame(p, place)).then_some((np, frame))
 }
 
 /// "What is in the background? — a EU flag": a thing a "with" phrase places in the frame
 /// ([`with_in_the_frame`]), asked by that place (not a definite name, "the Hollywood sign").
 fn in_the_background(p: &Parse, out: &mut Vec<Proposal>) {
-    for k in 0..p.chunks.len() {
-        let Some(frame) = with_in_the_frame(p, k) else {
-            continue;
-        };
-        let ChunkKind::Pp { np } = p.chunks[k].kind else {
+    for chunk in &p.chunks {
+        let Some((np, frame)) = with_in_the_frame(p, chunk) else {
             continue;
         };
         let thing = p.chunks[np];
@@ -2308,7 +2299,7 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
             .collect::<Vec<_>>()
             .join(" ")
     };
-    if (verb.is_empty() || c.lacks_its_object()) && object.is_empty() && places.is_empty() {
+    if object.is_empty() && places.is_empty() && (verb.is_empty() || c.lacks_its_object()) {
         return;
     }
     // "A life-size car made of LEGOs": "Is the life-size car made?" asks nothing without what
@@ -2338,18 +2329,17 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
         let no = question(&[&aux_cap, &subject, verb, &swapped, &place_words(None)]);
         return yes_no(out, yes, no);
     }
-    // The subject's, when it is one noun ("the man", not "a man in a suit") and no name's ("Jeb
-    // Bush" is no bush to swap for a rock).
-    // Not inside a compound: "the magnifying glass" is no "magnifying mug", "the coconut cake"
-    // no "coconut salad" (an adjective stays: "the Hindu women", "the Hindu men").
-    // An "-ing" word before a thing names its kind ("a dining table"); before a person it says
-    // what they do ("the smiling woman", "the smiling man").
+    // The subject's, when it is one noun ("the man", not "a man in a suit"), no name's ("Jeb
+    // Bush" is no bush to swap for a rock) and not inside a compound: "the magnifying glass" is
+    // no "magnifying mug", "the coconut cake" no "coconut salad" (an adjective stays: "the Hindu
+    // women", "the Hindu men"). An "-ing" word before a thing names its kind ("a dining table");
+    // before a person it says what they do ("the smiling woman", "the smiling man").
+    let person = is_person_noun(&p.words[c.head].lower);
     let compound = c.head > c.subject.0
         && (p.words[c.head - 1].pos == Pos::Noun
-            || (p.words[c.head - 1].lower.ends_with("ing")
-                && !is_person_noun(&p.words[c.head].lower)));
+            || (p.words[c.head - 1].lower.ends_with("ing") && !person));
     // Nor a person's sex when a pronoun tells it: "the Middle Eastern man in his twenties".
-    let gendered = is_person_noun(&p.words[c.head].lower)
+    let gendered = person
         && p.words
             .iter()
             .any(|w| matches!(w.lower.as_str(), "his" | "her" | "he" | "she" | "him"));

@@ -582,6 +582,14 @@ pub const LOOKS: [&str; 3] = ["look", "appear", "seem"];
 /// Verbs whose "at" names what they are aimed at, whatever it is ("looking at a painting").
 pub const LOOKING_AT: [&str; 7] = ["look", "stare", "gaze", "glance", "peer", "point", "glare"];
 
+/// The lemma of a lower-case verb in any form: its -s or past form's ([`verb_lemma`]), its -ing
+/// form's ([`participle_lemma`]), else the word itself ("showing" → "show", "held" → "hold").
+pub fn any_lemma(verb: &str) -> String {
+    verb_lemma(verb)
+        .or_else(|| participle_lemma(verb))
+        .unwrap_or_else(|| verb.to_string())
+}
+
 /// The lemma of a lower-case verb in its -s or past form ("catches" → "catch", "sat" → "sit"),
 /// if it can be told.
 pub fn verb_lemma(verb: &str) -> Option<String> {
