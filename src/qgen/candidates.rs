@@ -155,7 +155,7 @@ pub fn classify(p: &Parse, start: usize, end: usize) -> (AnswerType, Option<Stri
     if end == start + 1 && w[start].pos == Pos::Num {
         let counted = np
             .filter(|c| c.head > start)
-            .map(|c| singular(&w[c.head].lower));
+            .map(|c| singular(&w[c.head].lower).into_owned());
         return (AnswerType::Count, counted);
     }
     if w[start..end]

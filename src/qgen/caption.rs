@@ -1164,7 +1164,7 @@ fn names_something_visible(words: &Words) -> bool {
             // illustration or a map of something unseen is not).
             is_visible_word(lower)
                 || is_color(lower)
-                || matches!(noun.as_str(), "graph" | "plot" | "chart" | "diagram")
+                || matches!(&*noun, "graph" | "plot" | "chart" | "diagram")
         })
 }
 
@@ -1172,8 +1172,7 @@ fn names_something_visible(words: &Words) -> bool {
 /// the list as written ([`singular`] would make it "canva"), "layers" as "layer".
 fn is_document(lower: &str) -> bool {
     // Only a word ending in "s" can be a plural: no allocation for the others.
-    DOCUMENT.contains(&lower)
-        || (lower.ends_with('s') && DOCUMENT.contains(&singular(lower).as_str()))
+    DOCUMENT.contains(&lower) || (lower.ends_with('s') && DOCUMENT.contains(&&*singular(lower)))
 }
 
 /// Whether the words after a noun make it the modifier of a document's or an interface's part:
@@ -1689,7 +1688,7 @@ fn is_story(sentence: &str, words: &Words) -> bool {
     // coaches": a biography's line.
     let biography = lower.windows(4).any(|w| {
         matches!(w[0].as_str(), "is" | "was" | "were")
-            && w[1..].iter().any(|x| ROLES.contains(&singular(x).as_str()))
+            && w[1..].iter().any(|x| ROLES.contains(&&*singular(x)))
     });
     // "PERSON shares vintage snap of her toned body", "tweeted photos from the space station":
     // the picture posted, and what it is of, are not this one ("A girl shares a photo on her
@@ -1776,7 +1775,7 @@ const TEXT_BEARERS: [&str; 9] = [
 fn thing_shows_text(words: &Words, at: usize) -> bool {
     at >= 2
         && words.written[at - 1].starts_with(char::is_lowercase)
-        && TEXT_BEARERS.contains(&singular(&words.lower[at - 1]).as_str())
+        && TEXT_BEARERS.contains(&&*singular(&words.lower[at - 1]))
 }
 
 /// Month names and their abbreviations ("may" and "march" only before a day or year).

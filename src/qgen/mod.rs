@@ -420,15 +420,18 @@ impl Generator {
                     .filter(|c| c.kind == parse::ChunkKind::Np)
                     .map(|c| &p.words[c.head])
                     .filter(|w| matches!(w.tag, "NN" | "NNS"))
-                    .map(|w| words::singular(&w.lower)),
+                    .map(|w| words::singular(&w.lower).into_owned()),
             );
             counted.sort_unstable();
             counted.dedup();
             // A borrowed "how many" question, answered 0 (the seed found 4.5 % of its borrowed
             // questions wrong for the image; the caption's own nouns, singular, rule out the
             // ones it contradicts).
-            let mut names: Vec<String> =
-                p.words.iter().map(|w| words::singular(&w.lower)).collect();
+            let mut names: Vec<String> = p
+                .words
+                .iter()
+                .map(|w| words::singular(&w.lower).into_owned())
+                .collect();
             let people = mentions_people(p);
             if let Some((question, noun)) = self
                 .reservoir

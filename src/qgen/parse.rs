@@ -14,6 +14,7 @@
 //! right for most captions and wrong for "a man eating a slice of pizza with cheese".
 
 use foldhash::fast::RandomState;
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
@@ -1061,7 +1062,7 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
             && words[i + 1].tag == "TO"
             && words[i + 2].tag == "VB"
             && (is_caption_verb(&singular(&words[i].lower))
-                || CATENATIVE.contains(&singular(&words[i].lower).as_str()))
+                || CATENATIVE.contains(&&*singular(&words[i].lower)))
     }) && !words[..i]
         .iter()
         .any(|w| matches!(w.tag, "VBZ" | "VBD" | "VBP"))
@@ -1132,7 +1133,7 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
         in_phrase |= w.pos == Pos::Adp;
         let (form, lemma) = match w.tag {
             "NNS" if !subject_plural || coordinated => ("VBZ", singular(&w.lower)),
-            "NN" if subject_plural || coordinated => ("VBP", w.lower.clone()),
+            "NN" if subject_plural || coordinated => ("VBP", Cow::Borrowed(w.lower.as_str())),
             _ => continue,
         };
         let follows = words.get(i + 1).is_none_or(|n| {
@@ -1144,14 +1145,14 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
                 // any verb right after the subject ("volunteers place sand bags").
                 || (n.pos == Pos::Noun && (is_caption_verb(&lemma) || i == head + 1))
                 // "The players look tired": a participle completes a verb of looking.
-                || (n.tag == "VBN" && LOOKS.contains(&lemma.as_str()))
+                || (n.tag == "VBN" && LOOKS.contains(&&*lemma))
         });
         let verb = if in_phrase {
             is_caption_verb(&lemma)
         } else {
             can_be_verb(&lemma)
         } && (!is_vehicle(&singular(&words[head].lower))
-            || VEHICLE_MOTIONS.contains(&lemma.as_str()));
+            || VEHICLE_MOTIONS.contains(&&*lemma));
         // "A Delta Airlines Embraer 175 lands at …": a model's number closes its name.
         let model_number = words[i - 1].pos == Pos::Num && words[i - 2].tag.starts_with("NNP");
         // "Four women dressed in athletic-wear stand on …": a hyphenated word the tagger guessed
@@ -1529,7 +1530,7 @@ const WAYS: [&str; 24] = [
 
 /// Whether a lower-case noun names a way one goes up or down ([`WAYS`]).
 fn is_way(noun: &str) -> bool {
-    WAYS.contains(&singular(noun).as_str())
+    WAYS.contains(&&*singular(noun))
 }
 
 /// Words that round the number after them: "about 18 people" is a noun phrase, not a place.
@@ -1681,11 +1682,10 @@ impl Parse {
         let np = self.chunks[np];
         let head = &self.words[np.head];
         let noun = singular(&head.lower);
-        let seen =
-            head.names_a_person() || is_visible(&noun) || NOT_PLACES.contains(&noun.as_str());
+        let seen = head.names_a_person() || is_visible(&noun) || NOT_PLACES.contains(&&*noun);
         (!self.is_named(np.start, np.end)
             && head.pos == Pos::Noun
-            && !TIMES.contains(&noun.as_str())
+            && !TIMES.contains(&&*noun)
             && seen)
             .then_some((pp, np))
     }

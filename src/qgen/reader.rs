@@ -26,6 +26,8 @@
 //! the caption does not answer with the candidate: another phrase of the same kind sits closer to
 //! the question's words, or the question lost the words that pin its answer down.
 
+use std::borrow::Cow;
+
 use super::parse::{ChunkKind, Parse, Pos, as_digits, is_color};
 use super::visible::is_clothing;
 use super::words::{
@@ -35,9 +37,15 @@ use crate::filter::tokens::tokenize;
 
 /// Lower case, punctuation and articles removed, whitespace collapsed: SQuAD's normalisation.
 pub fn normalize(text: &str) -> Vec<String> {
-    let lower: String = text
-        .to_lowercase()
-        .chars()
+    normalized_words(&normalized(text))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The text in lower case with every character but letters, digits and whitespace made a space.
+fn normalized(text: &str) -> String {
+    text.chars()
+        .flat_map(char::to_lowercase)
         .map(|c| {
             if c.is_alphanumeric() || c.is_whitespace() {
                 c
@@ -45,23 +53,29 @@ pub fn normalize(text: &str) -> Vec<String> {
                 ' '
             }
         })
-        .collect();
-    lower
-        .split_whitespace()
-        .filter(|w| !matches!(*w, "a" | "an" | "the"))
-        .map(str::to_string)
         .collect()
+}
+
+/// The words of a [`normalized`] text but its articles.
+fn normalized_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split_whitespace()
+        .filter(|w| !matches!(*w, "a" | "an" | "the"))
 }
 
 /// SQuAD's token F1 between a predicted and a reference answer (both normalised; two empty answers
 /// agree).
 pub fn token_f1(prediction: &str, reference: &str) -> f32 {
-    let p = normalize(prediction);
-    let r = normalize(reference);
-    if p.is_empty() || r.is_empty() {
-        return if p == r { 1.0 } else { 0.0 };
+    // The reader mostly gives back the candidate's own words.
+    if prediction == reference {
+        return 1.0;
     }
-    let mut remaining = r.clone();
+    let (p, r) = (normalized(prediction), normalized(reference));
+    let p: Vec<&str> = normalized_words(&p).collect();
+    let mut remaining: Vec<&str> = normalized_words(&r).collect();
+    let reference_len = remaining.len();
+    if p.is_empty() || remaining.is_empty() {
+        return if p.len() == reference_len { 1.0 } else { 0.0 };
+    }
     let mut common = 0usize;
     for w in &p {
         if let Some(i) = remaining.iter().position(|x| x == w) {
@@ -73,23 +87,36 @@ pub fn token_f1(prediction: &str, reference: &str) -> f32 {
         return 0.0;
     }
     let precision = common as f32 / p.len() as f32;
-    let recall = common as f32 / r.len() as f32;
+    let recall = common as f32 / reference_len as f32;
     2.0 * precision * recall / (precision + recall)
 }
 
 /// A word's key for matching question and caption: numbers as digits, nouns singular, verbs by
-/// lemma when known.
-fn key(word: &str) -> String {
-    let lower = word.to_lowercase();
-    if let Some(d) = as_digits(&lower) {
-        return d;
+/// lemma when known. `lower` is in lower case.
+fn key(lower: &str) -> Cow<'_, str> {
+    if let Some(d) = as_digits(lower) {
+        return Cow::Owned(d);
     }
-    let s = singular(&lower);
-    match lower.strip_suffix("ing") {
-        Some(_) => lower,
-        None => verb_lemma(&s)
-            .filter(|l| l.len() + 3 >= s.len())
-            .unwrap_or(s),
+    if lower.ends_with("ing") {
+        return Cow::Borrowed(lower);
+    }
+    let s = singular(lower);
+    match verb_lemma(&s) {
+        Some(l) if l.len() + 3 >= s.len() => Cow::Owned(l),
+        _ => s,
+    }
+}
+
+/// `text` in lower case, borrowed when it is already.
+fn lower_case(text: &str) -> Cow<'_, str> {
+    let unchanged = |c: char| {
+        let mut lower = c.to_lowercase();
+        lower.next() == Some(c) && lower.next().is_none()
+    };
+    if text.chars().all(unchanged) {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.to_lowercase())
     }
 }
 
@@ -101,35 +128,37 @@ const FUNCTION: [&str; 24] = [
 
 /// The reader's answer to `question` on `caption` (already parsed), or `None` when it finds none.
 pub fn answer(question: &str, caption: &Parse) -> Option<String> {
-    let q: Vec<String> = tokenize(question)
+    let q: Vec<Cow<'_, str>> = tokenize(question)
         .iter()
         .filter(|t| t.is_word)
-        .map(|t| t.text.to_lowercase())
+        .map(|t| lower_case(t.text))
         .collect();
-    let first = q.first()?.as_str();
-    let content: Vec<String> = q
+    let first = &*q.first()?.as_ref();
+    let content: Vec<Cow<'_, str>> = q
         .iter()
-        .filter(|w| !FUNCTION.contains(&w.as_str()))
+        .filter(|w| !FUNCTION.contains(&&***w))
         .map(|w| key(w))
         .collect();
     let words = &caption.words;
     let caption_keys = caption
         .keys
-        .get_or_init(|| words.iter().map(|w| key(&w.lower)).collect());
+        .get_or_init(|| words.iter().map(|w| key(&w.lower).into_owned()).collect());
+    let caption_has = |k: &str| caption_keys.iter().any(|x| x == k);
+    let question_has = |k: &str| content.iter().any(|x| x == k);
     if matches!(first, "is" | "are" | "was" | "were" | "does" | "do" | "did") {
         // "Is PERSON standing?" of "PERSON stands": an -ing form matches its verb's other forms.
         // "Is there a person?" of "A 2012 image of wrestler Hulk Hogan": any name of a person
         // is one.
         let all = content.iter().all(|c| {
-            caption_keys.contains(c)
-                || participle_lemma(c).is_some_and(|l| caption_keys.contains(&l))
+            caption_has(c)
+                || participle_lemma(c).is_some_and(|l| caption_has(&l))
                 || (c == "person" && words.iter().any(|w| w.names_a_person()))
         });
         return Some(if all { "yes" } else { "no" }.to_string());
     }
     if q.len() > 2 && first == "how" && q[1] == "many" {
         // The counted noun: the last word before the verb.
-        let verb_at = q.iter().position(|w| matches!(w.as_str(), "are" | "is"))?;
+        let verb_at = q.iter().position(|w| matches!(&**w, "are" | "is"))?;
         let noun = singular(&q[verb_at - 1]);
         let np = caption
             .chunks
@@ -179,7 +208,7 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
                 // The rules strand a place phrase's preposition ("next to" ends in "to").
                 && LOCATIVE
                     .iter()
-                    .any(|p| p.rsplit(' ').next() == Some(w.as_str()))
+                    .any(|p| p.rsplit(' ').next() == Some(&**w))
         })
         .cloned();
     // "What is in the picture?" of "an image of a dog" asks for the dog, not the image; its
@@ -193,24 +222,24 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
     // "Who attempts to block a jet?": a question whose second word is the caption's verb asks
     // for that verb's subject, a phrase before it and of no preposition's ("Supporters of
     // nominee PERSON cheer": not PERSON).
-    let verb_of = |w: &String| {
+    let verb_of = |w: &Cow<'_, str>| {
         let k = key(w);
         (0..words.len()).find(|&i| words[i].pos == Pos::Verb && caption_keys[i] == k)
     };
     // So does "Who is waiting for business?": a form of "be" then one of the caption's verbs as
     // a participle ("Ho PERSON" of "Vietnamese merchants in Ho PERSON are waiting for business"
     // is no answer).
-    let participle_of = |w: &String| {
+    let participle_of = |w: &Cow<'_, str>| {
         let lemma = participle_lemma(w)?;
         (0..words.len()).find(|&i| {
             words[i].pos == Pos::Verb && (words[i].lower == *w || caption_keys[i] == lemma)
         })
     };
-    let subject_verb = match q.get(1).map(String::as_str) {
+    let subject_verb = match q.get(1).map(|w| &**w) {
         Some("is" | "are") if first == "who" || first == "what" => q.get(2).and_then(participle_of),
         _ => q
             .get(1)
-            .filter(|w| !FUNCTION.contains(&w.as_str()))
+            .filter(|w| !FUNCTION.contains(&&***w))
             .and_then(verb_of),
     };
     // "What does the shot show?" of "This shot of the cul-de-sac shows the house": a question
@@ -219,9 +248,7 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
     let object_verb = q
         .last()
         .filter(|w| {
-            q.len() > 3
-                && matches!(q[1].as_str(), "does" | "do" | "did")
-                && DEPICTING.contains(&w.as_str())
+            q.len() > 3 && matches!(&*q[1], "does" | "do" | "did") && DEPICTING.contains(&&***w)
         })
         .and_then(verb_of);
     // Spans of the kind the question asks for.
@@ -306,7 +333,7 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
             ChunkKind::Pp { np }
                 if c.start > 0
                     && words[c.start - 1].pos == Pos::Verb
-                    && content.contains(&caption_keys[c.start - 1])
+                    && question_has(&caption_keys[c.start - 1])
                     && caption.preposition(c) == *prep =>
             {
                 Some(np)
@@ -353,15 +380,16 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
         .enumerate()
         // A stranded preposition chose the spans already; as an anchor it would pull towards
         // every other phrase it opens.
-        .filter(|(_, k)| !in_the_picture && content.contains(k) && stranded.as_ref() != Some(*k))
+        .filter(|(_, k)| {
+            !in_the_picture && question_has(k) && stranded.as_deref() != Some(k.as_str())
+        })
         .map(|(i, _)| i)
         .collect();
-    let question_keys: Vec<&String> = content.iter().collect();
     let mut best: Option<((usize, usize), f32)> = None;
     for (s, e) in spans {
         let inside = (s..e)
             .filter(|&i| words[i].pos.is_open() || words[i].pos == Pos::Num)
-            .all(|i| question_keys.contains(&&caption_keys[i]));
+            .all(|i| question_has(&caption_keys[i]));
         if inside {
             continue;
         }

@@ -820,7 +820,7 @@ fn described_by(c: &Clause, out: &mut Vec<Proposal>) {
         return;
     };
     // "their way home": the idiom's noun need not be the head.
-    if (s..e).any(|i| IDIOM_OBJECTS.contains(&singular(&p.words[i].lower).as_str()))
+    if (s..e).any(|i| IDIOM_OBJECTS.contains(&&*singular(&p.words[i].lower)))
         || TIMES.contains(&p.words[h].lower.as_str())
     {
         return;
@@ -1006,11 +1006,10 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
         let noun = singular(&p.words[h].lower);
         lemma
             .as_deref()
-            .is_some_and(|l| idioms.contains(&(l, noun.as_str())))
+            .is_some_and(|l| idioms.contains(&(l, &*noun)))
     };
     let verb_idiom = |h: usize| with_verb(&VERB_IDIOMS, h);
-    let idiom =
-        |h: usize| IDIOM_OBJECTS.contains(&singular(&p.words[h].lower).as_str()) || verb_idiom(h);
+    let idiom = |h: usize| IDIOM_OBJECTS.contains(&&*singular(&p.words[h].lower)) || verb_idiom(h);
     match (c.verb, c.inverted()) {
         // "A table showing the number of bugs", "an engraving depicting a crowd": the subject is a
         // picture; what it shows is the question, not what it is "doing". (A person who "shows
@@ -1922,11 +1921,25 @@ fn answer_inside(q: &Proposal) -> bool {
     if q.answer_type == AnswerType::Boolean {
         return false;
     }
-    let question = format!(" {} ", q.question.to_lowercase().trim_end_matches('?'));
+    let question = q.question.to_lowercase();
+    let question = question.trim_end_matches('?');
     let answer = q.answer.to_lowercase();
     // Whole words only: "a man" inside "Who is talking to a man?" gives the answer away, "man"
     // inside "the woman" does not.
-    question.contains(&format!(" {answer} "))
+    // Every occurrence, overlapping ones too ("a a" in "ba a a").
+    let bytes = question.as_bytes();
+    let mut from = 0;
+    while let Some(found) = question[from..].find(&answer) {
+        let (at, end) = (from + found, from + found + answer.len());
+        if (at == 0 || bytes[at - 1] == b' ') && (end == bytes.len() || bytes[end] == b' ') {
+            return true;
+        }
+        match question[at..].chars().next() {
+            Some(c) => from = at + c.len_utf8(),
+            None => return false,
+        }
+    }
+    false
 }
 
 /// The noun phrase containing word `i` (its chunk).
@@ -1957,7 +1970,7 @@ fn colors_and_counts(p: &Parse, clause: Option<&Clause>, seed: u64, out: &mut Ve
         // "a white dwarf star", "a black hole": the colour word names a kind, not a colour.
         let kind = w
             .get(i + 1)
-            .is_some_and(|n| COLOR_KINDS.contains(&singular(&n.lower).as_str()));
+            .is_some_and(|n| COLOR_KINDS.contains(&&*singular(&n.lower)));
         // "a black person", "two white people": a person's colour is no question to ask of a
         // picture (clothes are: "a man in a blue shirt").
         let person = is_person_noun(&w[np.head].lower);
@@ -2008,7 +2021,7 @@ fn colors_and_counts(p: &Parse, clause: Option<&Clause>, seed: u64, out: &mut Ve
                 answer: digits.clone(),
                 span: Some((i, i + 1)),
                 answer_type: AnswerType::Count,
-                counted: Some(noun),
+                counted: Some(noun.into_owned()),
             });
             if !yes_no_done {
                 let n: u32 = digits.parse().unwrap_or(2);
@@ -2059,7 +2072,7 @@ fn is_counted(p: &Parse, np: &Chunk, at: usize, digits: &str) -> bool {
     let measured = p
         .words
         .get(at + 1)
-        .is_some_and(|u| at + 1 < np.head && UNITS.contains(&singular(&u.lower).as_str()));
+        .is_some_and(|u| at + 1 < np.head && UNITS.contains(&&*singular(&u.lower)));
     digits
         .parse::<u32>()
         .is_ok_and(|n| n < 1000 && (n <= 1 || head.is_plural() || !possessed))
@@ -2068,7 +2081,7 @@ fn is_counted(p: &Parse, np: &Chunk, at: usize, digits: &str) -> bool {
         && !in_name
         && !rounded
         && !measured
-        && !UNITS.contains(&singular(&head.lower).as_str())
+        && !UNITS.contains(&&*singular(&head.lower))
 }
 
 /// Nouns after which a colour word names a kind of thing, not its colour: "a white dwarf", "a
@@ -2176,7 +2189,7 @@ fn names_a_place(p: &Parse, q: &Proposal) -> bool {
     let head = end - 1;
     let kind = &p.words[head].lower;
     let named_kind = (PLACE_KINDS.contains(&kind.as_str())
-        || PLACE_KINDS.contains(&singular(kind).as_str()))
+        || PLACE_KINDS.contains(&&*singular(kind)))
         && (start..head).any(|i| matches!(p.words[i].tag, "NNP" | "NNPS") && p.is_named(i, i + 1));
     p.is_named(end - 1, end) || possessed || named_kind
 }
@@ -2274,7 +2287,11 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
         return;
     }
     let p = c.p;
-    let avoid: Vec<String> = p.words.iter().map(|w| singular(&w.lower)).collect();
+    let avoid: Vec<String> = p
+        .words
+        .iter()
+        .map(|w| singular(&w.lower).into_owned())
+        .collect();
     let aux_cap = question(&[aux]).trim_end_matches('?').to_string();
     let subject = c.subject_definite();
     let object = c.object.map(|(s, e, _)| c.words(s, e)).unwrap_or_default();
@@ -2471,6 +2488,25 @@ mod tests {
             all.iter().any(|(q, a)| q == question && a == answer),
             "{caption}: no ({question}, {answer}) in {all:#?}"
         );
+    }
+
+    #[test]
+    fn an_answer_inside_its_question_is_whole_words() {
+        let inside = |question: &str, answer: &str| {
+            answer_inside(&Proposal {
+                question: question.into(),
+                answer: answer.into(),
+                span: Some((0, 1)),
+                answer_type: AnswerType::Object,
+                counted: None,
+            })
+        };
+        assert!(inside("Who is talking to a man?", "a man"));
+        assert!(inside("Who is talking to A Man?", "a man"));
+        assert!(!inside("Who is talking to the woman?", "man"));
+        assert!(!inside("Who is talking to a manager?", "a man"));
+        // An occurrence overlapping one that is no whole word.
+        assert!(inside("Is ba a a?", "a a"));
     }
 
     #[test]

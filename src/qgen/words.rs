@@ -2,6 +2,7 @@
 //! (to match "dogs" with "dog"), plurals, people nouns, and kinds of things whose members can be
 //! swapped for an honest "no".
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
@@ -502,26 +503,27 @@ fn known(word: &str) -> bool {
     Tagger::english().lookup(word).is_some()
 }
 
-/// The singular of a lower-case noun ("dogs" → "dog", "men" → "man", "buses" → "bus").
-pub fn singular(noun: &str) -> String {
+/// The singular of a lower-case noun ("dogs" → "dog", "men" → "man", "buses" → "bus"); borrowed
+/// from `noun` but for "-ies" ("puppies" → "puppy"): the rules ask it of most words they look at.
+pub fn singular(noun: &str) -> Cow<'_, str> {
     if let Some((_, s)) = IRREGULAR_NOUNS.iter().find(|(p, _)| *p == noun) {
-        return s.to_string();
+        return Cow::Borrowed(s);
     }
     if let Some(stem) = noun.strip_suffix("ies")
         && noun.len() > 4
     {
-        return format!("{stem}y");
+        return Cow::Owned(format!("{stem}y"));
     }
     for suffix in ["ches", "shes", "sses", "xes", "zes", "uses"] {
         if noun.ends_with(suffix) {
-            return noun[..noun.len() - 2].to_string();
+            return Cow::Borrowed(&noun[..noun.len() - 2]);
         }
     }
     match noun.strip_suffix('s') {
         Some(stem) if !noun.ends_with("ss") && !noun.ends_with("us") && stem.len() > 1 => {
-            stem.to_string()
+            Cow::Borrowed(stem)
         }
-        _ => noun.to_string(),
+        _ => Cow::Borrowed(noun),
     }
 }
 
@@ -550,18 +552,48 @@ pub fn plural(noun: &str) -> String {
 /// "lie"), if it can be told.
 pub fn participle_lemma(verb: &str) -> Option<String> {
     let stem = verb.strip_suffix("ing")?;
+    let mut first = Lemma::default();
     // "lying" → "lie" (not "lye"), "running" → "run".
-    let mut candidates: Vec<String> = stem
-        .strip_suffix('y')
-        .map(|s| format!("{s}ie"))
-        .into_iter()
-        .collect();
-    candidates.extend([stem.to_string(), format!("{stem}e")]);
+    if let Some(s) = stem.strip_suffix('y') {
+        first.try_joined(s, "ie");
+    }
+    first.try_stem(stem);
+    first.try_joined(stem, "e");
     let b = stem.as_bytes();
     if b.len() > 2 && b[b.len() - 1] == b[b.len() - 2] {
-        candidates.push(stem[..stem.len() - 1].to_string());
+        first.try_stem(&stem[..stem.len() - 1]);
     }
-    candidates.into_iter().find(|c| c.len() > 1 && known(c))
+    first.found
+}
+
+/// The first known lemma of a word's candidates, tried in order without building the ones after
+/// it (these run on most words of every caption and question).
+#[derive(Default)]
+struct Lemma {
+    found: Option<String>,
+    buffer: String,
+}
+
+impl Lemma {
+    /// Try a candidate that is a part of the word.
+    fn try_stem(&mut self, stem: &str) {
+        if self.found.is_none() && stem.len() > 1 && known(stem) {
+            self.found = Some(stem.to_string());
+        }
+    }
+
+    /// Try a stem with a new ending ("lie" of "ly" + "ie").
+    fn try_joined(&mut self, stem: &str, ending: &str) {
+        if self.found.is_some() {
+            return;
+        }
+        self.buffer.clear();
+        self.buffer.push_str(stem);
+        self.buffer.push_str(ending);
+        if self.buffer.len() > 1 && known(&self.buffer) {
+            self.found = Some(std::mem::take(&mut self.buffer));
+        }
+    }
 }
 
 /// Whether the lower-case `word` is the regular verb `lemma` or one of its forms: "-s", "-es",
@@ -596,12 +628,12 @@ pub fn verb_lemma(verb: &str) -> Option<String> {
     if let Some((_, l)) = IRREGULAR_VERBS.iter().find(|(f, _)| *f == verb) {
         return Some(l.to_string());
     }
-    let mut candidates: Vec<String> = Vec::new();
+    let mut first = Lemma::default();
     if let Some(stem) = verb.strip_suffix("ies") {
-        candidates.push(format!("{stem}y"));
+        first.try_joined(stem, "y");
     }
     if let Some(stem) = verb.strip_suffix("ied") {
-        candidates.push(format!("{stem}y"));
+        first.try_joined(stem, "y");
     }
     // "-es" is an ending of its own only after a sibilant or "o" ("catches", "goes"); "rides" is
     // "ride" + "s".
@@ -610,21 +642,21 @@ pub fn verb_lemma(verb: &str) -> Option<String> {
             .iter()
             .any(|e| stem.ends_with(e))
     {
-        candidates.push(stem.to_string());
+        first.try_stem(stem);
     }
     if let Some(stem) = verb.strip_suffix("ed") {
-        candidates.push(stem.to_string());
-        candidates.push(format!("{stem}e"));
+        first.try_stem(stem);
+        first.try_joined(stem, "e");
         // "stopped" → "stop"
         let b = stem.as_bytes();
         if b.len() > 2 && b[b.len() - 1] == b[b.len() - 2] {
-            candidates.push(stem[..stem.len() - 1].to_string());
+            first.try_stem(&stem[..stem.len() - 1]);
         }
     }
     if let Some(stem) = verb.strip_suffix('s') {
-        candidates.push(stem.to_string());
+        first.try_stem(stem);
     }
-    candidates.into_iter().find(|c| c.len() > 1 && known(c))
+    first.found
 }
 
 /// Whether a lower-case noun names something worn or held, which "in" and "on" do not place ("in
@@ -633,7 +665,7 @@ pub fn is_worn_or_held(noun: &str) -> bool {
     let s = singular(noun);
     matches!(kind_of(&s), Some(CLOTHES | DEVICES))
         || matches!(
-            s.as_str(),
+            &*s,
             "phone"
                 | "suit"
                 | "uniform"
@@ -643,7 +675,7 @@ pub fn is_worn_or_held(noun: &str) -> bool {
                 | "cigarette"
                 | "cigar"
         )
-        || GARMENTS.contains(&s.as_str())
+        || GARMENTS.contains(&&*s)
 }
 
 /// Garments the kinds of things leave out: worn, never placed ("in champagne frock"), and never
@@ -880,7 +912,7 @@ pub fn is_person_noun(noun: &str) -> bool {
         return true;
     }
     let s = singular(noun);
-    people.contains(s.as_str())
+    people.contains(&*s)
         || (s.len() > 5
             && (s.ends_with("man") || s.ends_with("woman"))
             && Tagger::english().lookup(&s).is_some())
