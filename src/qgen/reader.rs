@@ -133,7 +133,7 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
         .filter(|t| t.is_word)
         .map(|t| lower_case(t.text))
         .collect();
-    let first = &*q.first()?.as_ref();
+    let first: &str = q.first()?;
     let content: Vec<Cow<'_, str>> = q
         .iter()
         .filter(|w| !FUNCTION.contains(&&***w))
