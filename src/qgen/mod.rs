@@ -18,6 +18,7 @@ pub mod t5;
 pub mod visible;
 pub mod words;
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use foldhash::fast::RandomState;
@@ -163,7 +164,8 @@ pub struct Outcome {
 /// uniform sample of the stream (reservoir sampling, Vitter's algorithm R, with a seeded generator
 /// so that a run is reproducible).
 struct Reservoir {
-    items: Vec<(String, String)>,
+    /// The counted nouns, singular; their questions are written when lent.
+    items: Vec<String>,
     capacity: usize,
     seen: u64,
     rng: u64,
@@ -187,18 +189,18 @@ impl Reservoir {
         self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
-    /// Offers the question `question` counting `noun`.
-    fn offer(&mut self, question: String, noun: String) {
+    /// Offers the question counting `noun`.
+    fn offer(&mut self, noun: String) {
         if self.capacity == 0 {
             return;
         }
         self.seen += 1;
         if self.items.len() < self.capacity {
-            self.items.push((question, noun));
+            self.items.push(noun);
         } else {
             let j = self.next() % self.seen;
             if (j as usize) < self.capacity {
-                self.items[j as usize] = (question, noun);
+                self.items[j as usize] = noun;
             }
         }
     }
@@ -214,7 +216,7 @@ impl Reservoir {
     /// `pick` chooses where the search starts; `None` draws it from the reservoir's generator.
     fn borrow(
         &mut self,
-        names: &[String],
+        names: &[Cow<'_, str>],
         has_people: bool,
         pick: Option<u64>,
     ) -> Option<(String, String)> {
@@ -225,14 +227,14 @@ impl Reservoir {
         let start = (pick % self.items.len() as u64) as usize;
         (0..self.items.len().min(8))
             .map(|k| &self.items[(start + k) % self.items.len()])
-            .find(|(_, noun)| may_borrow(noun, names, has_people))
-            .cloned()
+            .find(|noun| may_borrow(noun, names, has_people))
+            .map(|noun| (zero_count_question(noun), noun.clone()))
     }
 }
 
 /// Whether a caption naming `names` (and people, when `has_people`) may be asked a zero count of
 /// `noun` ([`Reservoir::borrow`]).
-fn may_borrow(noun: &str, names: &[String], has_people: bool) -> bool {
+fn may_borrow(noun: &str, names: &[Cow<'_, str>], has_people: bool) -> bool {
     let goes_with_people = has_people
         && (words::is_person_noun(noun)
             || visible::is_clothing(noun)
@@ -245,18 +247,18 @@ fn may_borrow(noun: &str, names: &[String], has_people: bool) -> bool {
 /// candidate names what the caption names. Without it a short stream's first captions got no
 /// zero count and lost the "no" that keeps their "yes". Under the rules of a borrowed one;
 /// `pick` (a caption's hash) chooses where the search starts.
-fn fixed_count(names: &[String], has_people: bool, pick: u64) -> Option<(String, String)> {
+fn fixed_count(names: &[Cow<'_, str>], has_people: bool, pick: u64) -> Option<(String, String)> {
     let things = visible::things();
     let start = (pick % things.len() as u64) as usize;
     (0..things.len())
         .map(|k| things[(start + k) % things.len()])
         .find(|noun| zero_countable(noun) && may_borrow(noun, names, has_people))
-        .map(|noun| {
-            (
-                format!("How many {} are there?", words::plural(noun)),
-                noun.to_string(),
-            )
-        })
+        .map(|noun| (zero_count_question(noun), noun.to_string()))
+}
+
+/// "How many NOUNS are there?" of a singular noun.
+fn zero_count_question(noun: &str) -> String {
+    format!("How many {} are there?", words::plural(noun))
 }
 
 /// Whether a zero count may ask about the singular noun `noun` a caption names: a thing a
@@ -427,18 +429,15 @@ impl Generator {
             // A borrowed "how many" question, answered 0 (the seed found 4.5 % of its borrowed
             // questions wrong for the image; the caption's own nouns, singular, rule out the
             // ones it contradicts).
-            let mut names: Vec<String> = p
-                .words
-                .iter()
-                .map(|w| words::singular(&w.lower).into_owned())
-                .collect();
+            let mut names: Vec<Cow<'_, str>> =
+                p.words.iter().map(|w| words::singular(&w.lower)).collect();
             let people = mentions_people(p);
             if let Some((question, noun)) = self
                 .reservoir
                 .borrow(&names, people, None)
                 .or_else(|| fixed_count(&names, people, hash))
             {
-                names.push(noun);
+                names.push(Cow::Owned(noun));
                 let zero = Proposal::unspanned(question, "0", AnswerType::Count);
                 proposals.push((zero, Source::HowManyZero));
             }
@@ -474,10 +473,7 @@ impl Generator {
             }));
             // Offered after borrowing, so that no caption is asked its own count.
             for noun in counted.into_iter().filter(|n| zero_countable(n)) {
-                self.reservoir.offer(
-                    format!("How many {} are there?", words::plural(&noun)),
-                    noun,
-                );
+                self.reservoir.offer(noun);
             }
         }
         if let Some(qg) = &self.qg {

@@ -1585,12 +1585,16 @@ impl Parse {
     }
 
     /// A place phrase's preposition in lower case (one or several words).
-    pub fn preposition(&self, pp: &Chunk) -> String {
+    pub fn preposition(&self, pp: &Chunk) -> Cow<'_, str> {
         let ChunkKind::Pp { np } = pp.kind else {
-            return String::new();
+            return Cow::Borrowed("");
         };
-        self.text(pp.start, self.chunks[np].start, false)
-            .to_lowercase()
+        let end = self.chunks[np].start;
+        // Most are one word, asked of many times per caption.
+        if end == pp.start + 1 {
+            return Cow::Borrowed(&self.words[pp.start].lower);
+        }
+        Cow::Owned(self.text(pp.start, end, false).to_lowercase())
     }
 
     /// The end of an infinitive right after word `end` ("waits | to receive treatment"): "to", a
@@ -1676,7 +1680,7 @@ impl Parse {
         let ChunkKind::Pp { np } = pp.kind else {
             return None;
         };
-        if self.is_location(&pp) || !GOVERNING.contains(&self.preposition(&pp).as_str()) {
+        if self.is_location(&pp) || !GOVERNING.contains(&&*self.preposition(&pp)) {
             return None;
         }
         let np = self.chunks[np];
@@ -1728,7 +1732,7 @@ impl Parse {
         let noun = head.lower.as_str();
         let time_or_weather =
             TIMES.contains(&noun) || NOT_PLACES.contains(&noun) || STATES.contains(&noun);
-        LOCATIVE.contains(&preposition.as_str())
+        LOCATIVE.contains(&&*preposition)
             && !time_or_weather
             && head.pos != Pos::Pron
             // "in the PERSON of the White House": the filter's person is nowhere to stand.
@@ -1736,7 +1740,7 @@ impl Parse {
             && !is_worn_or_held(&head.lower)
             && !(preposition == "at" && is_aimed_at(&head.lower))
             // "down the street", "up a hill" go along a way; "cuts down a pod" does not.
-            && (!matches!(preposition.as_str(), "down" | "up") || is_way(noun))
+            && (!matches!(&*preposition, "down" | "up") || is_way(noun))
     }
 
     /// Whether noun phrase chunk `b`, after a comma, describes noun phrase chunk `a` rather than

@@ -306,7 +306,7 @@ pub fn answer(question: &str, caption: &Parse) -> Option<String> {
                     // "What does the kitchen have?" and "a close up of a pizza" are the
                     // exceptions: "with" and "of" phrases hold things, not places; and "What is
                     // the man wearing?" of "a man in a suit": what one is in is worn.
-                    None => in_place.is_none_or(|pp| match caption.preposition(pp).as_str() {
+                    None => in_place.is_none_or(|pp| match &*caption.preposition(pp) {
                         "with" | "of" => true,
                         "in" => wearing && is_clothing(&singular(&words[c.head].lower)),
                         _ => false,

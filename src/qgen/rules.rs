@@ -973,14 +973,16 @@ fn is_finite_be(w: &Word) -> bool {
 
 /// Joins the non-empty parts with spaces, capitalises and adds "?".
 fn question(parts: &[&str]) -> String {
-    let mut q = parts
-        .iter()
-        .flat_map(|s| s.split_whitespace())
-        .collect::<Vec<_>>()
-        .join(" ");
-    if let Some(first) = q.get(..1) {
-        let upper = first.to_uppercase();
-        q.replace_range(..1, &upper);
+    let mut q = String::with_capacity(parts.iter().map(|s| s.len() + 1).sum::<usize>() + 1);
+    for word in parts.iter().flat_map(|s| s.split_whitespace()) {
+        if !q.is_empty() {
+            q.push(' ');
+        }
+        q.push_str(word);
+    }
+    // A first letter outside ASCII stays as it is (none of the rules' question words has one).
+    if let Some(first) = q.get_mut(..1) {
+        first.make_ascii_uppercase();
     }
     q.push('?');
     q
