@@ -1089,9 +1089,11 @@ impl<'a> Words<'a> {
 /// Whether lower-case words hold `phrase` (words separated by spaces) anywhere: "in a new window".
 fn holds(lower: &[String], phrase: &str) -> bool {
     let n = phrase.split(' ').count();
+    let first = phrase.split(' ').next().unwrap_or_default();
+    // The first word alone rules out most places, without the phrase split again.
     lower
         .windows(n)
-        .any(|w| w.iter().map(String::as_str).eq(phrase.split(' ')))
+        .any(|w| w[0] == first && w.iter().map(String::as_str).eq(phrase.split(' ')))
 }
 
 /// Whether lower-case words open with `phrase`: "an example".

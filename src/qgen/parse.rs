@@ -188,39 +188,47 @@ pub fn gathers(noun: &str) -> bool {
 /// picture: they are no [`QUANTITY_NOUNS`]).
 const MANY: [&str; 4] = ["dozens", "hundreds", "thousands", "millions"];
 
-/// Number words and their digits.
-const NUMBER_WORDS: [(&str, u32); 20] = [
-    ("one", 1),
-    ("two", 2),
-    ("three", 3),
-    ("four", 4),
-    ("five", 5),
-    ("six", 6),
-    ("seven", 7),
-    ("eight", 8),
-    ("nine", 9),
-    ("ten", 10),
-    ("eleven", 11),
-    ("twelve", 12),
-    ("thirteen", 13),
-    ("fourteen", 14),
-    ("fifteen", 15),
-    ("sixteen", 16),
-    ("twenty", 20),
-    ("thirty", 30),
-    ("forty", 40),
-    ("fifty", 50),
-];
+/// The value of a number word in any case ("Two" → 2), if it is one. A `match`, not a table
+/// search: every word of every caption and question is asked.
+fn number_word(word: &str) -> Option<u32> {
+    let mut lower = [0u8; 8];
+    let Some(lower) = lower.get_mut(..word.len()) else {
+        return None;
+    };
+    for (l, b) in lower.iter_mut().zip(word.bytes()) {
+        *l = b.to_ascii_lowercase();
+    }
+    Some(match &*lower {
+        b"one" => 1,
+        b"two" => 2,
+        b"three" => 3,
+        b"four" => 4,
+        b"five" => 5,
+        b"six" => 6,
+        b"seven" => 7,
+        b"eight" => 8,
+        b"nine" => 9,
+        b"ten" => 10,
+        b"eleven" => 11,
+        b"twelve" => 12,
+        b"thirteen" => 13,
+        b"fourteen" => 14,
+        b"fifteen" => 15,
+        b"sixteen" => 16,
+        b"twenty" => 20,
+        b"thirty" => 30,
+        b"forty" => 40,
+        b"fifty" => 50,
+        _ => return None,
+    })
+}
 
 /// A number word or numeral as digits ("two" → "2"), if it is one.
 pub fn as_digits(word: &str) -> Option<String> {
     if !word.is_empty() && word.bytes().all(|b| b.is_ascii_digit()) {
         return Some(word.to_string());
     }
-    NUMBER_WORDS
-        .iter()
-        .find(|(w, _)| w.eq_ignore_ascii_case(word))
-        .map(|(_, n)| n.to_string())
+    number_word(word).map(|n| n.to_string())
 }
 
 fn coarse(tag: &str) -> Pos {

@@ -113,7 +113,12 @@ fn lower_case(text: &str) -> Cow<'_, str> {
         let mut lower = c.to_lowercase();
         lower.next() == Some(c) && lower.next().is_none()
     };
-    if text.chars().all(unchanged) {
+    let lower = if text.is_ascii() {
+        !text.bytes().any(|b| b.is_ascii_uppercase())
+    } else {
+        text.chars().all(unchanged)
+    };
+    if lower {
         Cow::Borrowed(text)
     } else {
         Cow::Owned(text.to_lowercase())
