@@ -192,9 +192,7 @@ const MANY: [&str; 4] = ["dozens", "hundreds", "thousands", "millions"];
 /// search: every word of every caption and question is asked.
 fn number_word(word: &str) -> Option<u32> {
     let mut lower = [0u8; 8];
-    let Some(lower) = lower.get_mut(..word.len()) else {
-        return None;
-    };
+    let lower = lower.get_mut(..word.len())?;
     for (l, b) in lower.iter_mut().zip(word.bytes()) {
         *l = b.to_ascii_lowercase();
     }
