@@ -49,6 +49,9 @@ SIXTH = ["stimson", "mediacloud"]
 # Held out at stop 65: a magazine's WARC and recipe pages of two more projects' tests, every kept
 # caption labelled blind before any Q/A of them was looked at.
 SEVENTH = ["ipwb", "recipes"]
+# Held out at stop 66: shop snippets and news pages of three more projects' tests, every kept
+# caption labelled blind before any Q/A of them was looked at.
+EIGHTH = ["boilerpipe", "cleanmark", "zyte"]
 SECOND = ["trafilatura", "artext", "htmldate", "htmd"]
 
 
@@ -101,7 +104,8 @@ def main() -> int:
                     help=f"comma-separated sources (held out: {', '.join(HELD_OUT)}; "
                          f"second set: {', '.join(SECOND)}; third set: {', '.join(THIRD)}; "
                          f"fourth set: {', '.join(FOURTH)}; fifth set: {', '.join(FIFTH)}; "
-                         f"sixth set: {', '.join(SIXTH)}; seventh set: {', '.join(SEVENTH)})")
+                         f"sixth set: {', '.join(SIXTH)}; seventh set: {', '.join(SEVENTH)}; "
+                         f"eighth set: {', '.join(EIGHTH)})")
     ap.add_argument("--failures", action="store_true",
                     help="list the Q/A labelled invalid, by failure kind")
     ap.add_argument("--uniform", type=int, default=0,

@@ -80,7 +80,12 @@ pub struct Reading {
 
 /// The part of `caption` that describes its picture, and whether it describes one.
 pub fn read(caption: &str) -> Reading {
-    let text = without_nicknames(without_positions(&without_brackets(caption)));
+    let bracketless = without_brackets(caption);
+    let unplaced = without_positions(&bracketless);
+    // "PERSON, right, and PERSON, center, co-chairs, Blue Ribbon Commission on …, talk with …":
+    // a caption that places people in its picture is a photo's, however many names it capitalises.
+    let places_people = unplaced.len() != bracketless.len();
+    let text = without_nicknames(unplaced);
     let text = without_credit(&text);
     let text = without_teaser(without_label(without_dateline(text)));
     let sentence = without_condition(first_sentence(text));
@@ -93,7 +98,9 @@ pub fn read(caption: &str) -> Reading {
         || is_call_to_action(sentence)
     {
         Some(NotDescription::CallToAction)
-    } else if is_title_case(&described) || is_story(&described, &words) {
+    } else if (!places_people && (is_title_case(&described) || is_story(&described, &words)))
+        || judges(&words)
+    {
         Some(NotDescription::Headline)
     } else if names_an_interface(&words) {
         Some(NotDescription::Interface)
@@ -952,6 +959,20 @@ fn is_title_case(sentence: &str) -> bool {
     {
         return true;
     }
+    // "Fruit of the Loom", "Mac in a Sac": a short text closed, after a preposition and an
+    // article, by common nouns capitalised is a brand's or a title's name; a place's name closing
+    // a caption has a proper name in it ("Vineyards in the Ahr Valley", "Flooding in the
+    // Midwest").
+    if let [first, .., preposition, article, name] = tokens.as_slice()
+        && tokens.len() <= 5
+        && first.starts_with(char::is_uppercase)
+        && MINOR.contains(preposition)
+        && matches!(*article, "the" | "a" | "an")
+        && name.starts_with(char::is_uppercase)
+        && is_common_noun(name.trim_end_matches(['.', '!']))
+    {
+        return true;
+    }
     // "The Duke of Edinburgh", "The Prince of Wales": a person's style, a person's name.
     if let [the, title, of, place @ ..] = tokens.as_slice()
         && *the == "The"
@@ -1036,6 +1057,35 @@ fn is_title_case(sentence: &str) -> bool {
         words += 1;
     }
     words >= 2 && capitals * 4 >= words * 3
+}
+
+/// Whether a sentence judges what it names by how it sounds or feels ("This smart home camera …
+/// sounds kind of amazing"): a review's headline, and nothing a picture shows.
+fn judges(words: &Words) -> bool {
+    words.lower.windows(2).any(|w| {
+        matches!(w[0].as_str(), "sounds" | "sound" | "feels" | "feel")
+            && (matches!(
+                w[1].as_str(),
+                "kind" | "sort" | "like" | "pretty" | "really" | "so" | "too" | "very"
+            ) || is_adjective(&w[1]))
+    })
+}
+
+/// Whether the lexicon's first tag of a lower-case word is an adjective's.
+fn is_adjective(word: &str) -> bool {
+    let tagger = Tagger::english();
+    tagger
+        .lookup(word)
+        .is_some_and(|t| tagger.name(t).starts_with("JJ"))
+}
+
+/// Whether the lexicon knows a capitalised word only as a common noun ("Loom" as "loom"), not as
+/// a name.
+fn is_common_noun(word: &str) -> bool {
+    let tagger = Tagger::english();
+    tagger
+        .lookup(word)
+        .is_some_and(|t| matches!(tagger.name(t), "NN" | "NNS"))
 }
 
 /// "lands at", "docks in": a lower-case word in "-s" before a preposition or an article, in a
@@ -2470,6 +2520,38 @@ mod tests {
             read("\"We will win\" PERSON says at a rally").not_description,
             Some(NotDescription::Headline)
         );
+    }
+
+    #[test]
+    fn shops_and_wires_of_the_eighth_set() {
+        use crate::qgen::parse::parse;
+        let verdict = |caption: &str| {
+            let r = read(caption);
+            rules_verdict(r.not_description, &parse(&r.text))
+        };
+        // A wire caption placing people is a photo's, whatever it capitalises; "-men" are people.
+        for caption in [
+            "PERSON, right, and PERSON, center, co-chairs, Blue Ribbon Commission on America's \
+             Nuclear Future Agenda, talk with former New Mexico Sen. PERSON, Thursday, March 25, \
+             2010, during the group's meeting in Washington.",
+            "Congressmen, including PERSON, D-Calif., left, and Rep. PERSON, R-Ill., second from \
+             left, tour Yucca Mountain, Thursday, April 9, 2015, near Mercury.",
+            // A place's name closing a short caption has a proper name in it.
+            "Vineyards in the Ahr Valley",
+        ] {
+            assert_eq!(verdict(caption), None, "{caption}");
+        }
+        // A brand closed by a common noun capitalised; a review's judgement by ear.
+        for caption in [
+            "Mac in a Sac",
+            "This smart home camera backed by the inventor of Android sounds kind of amazing",
+        ] {
+            assert_eq!(
+                verdict(caption),
+                Some(NotDescription::Headline),
+                "{caption}"
+            );
+        }
     }
 
     #[test]

@@ -946,8 +946,11 @@ fn past_forms(words: &mut [Word]) {
 }
 
 /// Verbs (lemmas) whose "off" is a particle before their object: "shows off her curves",
-/// "fends off a tackle".
-const OFF_VERBS: [&str; 7] = ["show", "fend", "ward", "fight", "shake", "kick", "pull"];
+/// "fends off a tackle", "flicking off photographers", "police cordon off the street".
+const OFF_VERBS: [&str; 16] = [
+    "show", "fend", "ward", "fight", "shake", "kick", "pull", "flick", "brush", "cordon", "seal",
+    "block", "rope", "set", "see", "tip",
+];
 
 /// The verb a caption's lexicon made a noun: "A pedestrian walks through snow", "People in combat
 /// gear stand near white vans", "PERSON answers questions". Before the first verb, a word that is
@@ -1137,6 +1140,12 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
         }
         coordinated |= w.lower == "and";
         in_phrase |= w.pos == Pos::Adp;
+        let plural_object = |n: &Word| {
+            subject_plural
+                && !coordinated
+                && n.tag == "VBZ"
+                && !is_caption_verb(&singular(&n.lower))
+        };
         let (form, lemma) = match w.tag {
             "NNS" if !subject_plural || coordinated => ("VBZ", singular(&w.lower)),
             "NN" if subject_plural || coordinated => ("VBP", Cow::Borrowed(w.lower.as_str())),
@@ -1152,6 +1161,10 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
                 || (n.pos == Pos::Noun && (is_caption_verb(&lemma) || i == head + 1))
                 // "The players look tired": a participle completes a verb of looking.
                 || (n.tag == "VBN" && LOOKS.contains(&&*lemma))
+                // "Riot police carry shields": a plural subject takes no "-s" verb, so the
+                // tagger's "shields" after a caption verb read as a noun is its object (not
+                // "holds" of "A police officer holds").
+                || (plural_object(n) && is_caption_verb(&lemma))
         });
         let verb = if in_phrase {
             is_caption_verb(&lemma)
@@ -1170,6 +1183,9 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
             || (relative && is_color(&words[i - 1].lower) && words[i - 2].pos == Pos::Adp);
         if after_phrase && follows && verb && (!relative || i + 1 < words.len()) {
             set_tag(&mut words[i], form);
+            if words.get(i + 1).is_some_and(plural_object) {
+                set_tag(&mut words[i + 1], "NNS");
+            }
             if hyphenated {
                 set_tag(&mut words[i - 1], "NN");
             }

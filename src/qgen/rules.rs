@@ -2493,6 +2493,29 @@ mod tests {
     }
 
     #[test]
+    fn verbs_the_tagger_read_otherwise() {
+        // A plural subject takes no "-s" verb: "shields" is the object of "carry" (it was read
+        // "What shields past tourists? — riot police carry").
+        let police = "Riot police carry shields past tourists in central Paris.";
+        has(police, "Who carries shields past tourists?", "riot police");
+        not_asked(police, &|(q, _)| q.starts_with("What shields"));
+        // But a singular subject's "-s" verb after a noun stays the verb.
+        has(
+            "A police officer holds an image of PERSON at a news conference.",
+            "What does the police officer hold?",
+            "an image",
+        );
+        // "flicking off" is a verb and its particle.
+        let off = "A woman flicking off photographers outside the courthouse.";
+        has(
+            off,
+            "What is the woman doing?",
+            "flicking off photographers",
+        );
+        not_asked(off, &|(_, a)| a == "flicking");
+    }
+
+    #[test]
     fn an_answer_inside_its_question_is_whole_words() {
         let inside = |question: &str, answer: &str| {
             answer_inside(&Proposal {

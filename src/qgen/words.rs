@@ -912,10 +912,16 @@ pub fn is_person_noun(noun: &str) -> bool {
         return true;
     }
     let s = singular(noun);
-    people.contains(&*s)
+    // "congressmen", "firemen": a "-man" noun's plural, which `singular` leaves as it is.
+    let man = s
+        .strip_suffix("men")
+        .filter(|stem| stem.len() > 2)
+        .map(|stem| format!("{stem}man"));
+    let s = man.as_deref().unwrap_or(&s);
+    people.contains(s)
         || (s.len() > 5
             && (s.ends_with("man") || s.ends_with("woman"))
-            && Tagger::english().lookup(&s).is_some())
+            && Tagger::english().lookup(s).is_some())
 }
 
 /// The kind (index into the kinds table) of a lower-case singular noun.
