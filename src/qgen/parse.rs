@@ -731,6 +731,7 @@ pub fn parse(caption: &str) -> Parse {
     verbs_read_as_nouns(&mut words);
     past_forms(&mut words);
     particles_before_objects(&mut words);
+    past_after_a_phrase(&mut words);
     // "Chip Kelly directs his team": a first word lowered as a common noun that the tagger still
     // reads as a name is written as it was.
     if first_lowered && words[0].tag.starts_with("NNP") {
@@ -1217,6 +1218,21 @@ fn particles_before_objects(words: &mut [Word]) {
         };
         if particle {
             set_tag(&mut words[i], "RP");
+        }
+    }
+}
+
+/// "carry shields past tourists": "past" after a noun and before a noun phrase is a
+/// preposition, where the lexicon reads an adjective ("the past decade" stays one). (After a
+/// verb the clause reads "skips past Seattle Sounders' Zach Scott" as it is.)
+fn past_after_a_phrase(words: &mut [Word]) {
+    for i in 1..words.len().saturating_sub(1) {
+        if words[i].lower == "past"
+            && words[i].pos == Pos::Adj
+            && words[i - 1].pos == Pos::Noun
+            && matches!(words[i + 1].pos, Pos::Noun | Pos::Det | Pos::Adj | Pos::Num)
+        {
+            set_tag(&mut words[i], "IN");
         }
     }
 }

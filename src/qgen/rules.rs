@@ -2499,6 +2499,11 @@ mod tests {
         let police = "Riot police carry shields past tourists in central Paris.";
         has(police, "Who carries shields past tourists?", "riot police");
         not_asked(police, &|(q, _)| q.starts_with("What shields"));
+        // "past" before a bare plural is a preposition: the riot police carry no tourists.
+        has(police, "What do the riot police carry?", "shields");
+        not_asked(police, &|(q, a)| {
+            q.starts_with("Who do the riot police carry") || a == "shields past tourists"
+        });
         // But a singular subject's "-s" verb after a noun stays the verb.
         has(
             "A police officer holds an image of PERSON at a news conference.",
