@@ -2099,6 +2099,12 @@ fn without_times(sentence: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The hand rules' verdict on a caption: the reading's, else the parse's.
+    fn verdict(caption: &str) -> Option<NotDescription> {
+        let r = read(caption);
+        rules_verdict(r.not_description, &crate::qgen::parse::parse(&r.text))
+    }
+
     #[test]
     fn news_captions_lose_credits_datelines_dates_and_context() {
         let cases = [
@@ -2436,11 +2442,6 @@ mod tests {
     fn descriptions_the_rules_vetoed_before_stop_64() {
         // Each was labelled a description blind and vetoed by a hand rule; each negative is the
         // shape the rule was written for, and keeps its veto.
-        use crate::qgen::parse::parse;
-        let verdict = |caption: &str| {
-            let r = read(caption);
-            rules_verdict(r.not_description, &parse(&r.text))
-        };
         for caption in [
             // What one can see is the picture's; an opening participle's clause comes before
             // the subject.
@@ -2524,11 +2525,6 @@ mod tests {
 
     #[test]
     fn shops_and_wires_of_the_eighth_set() {
-        use crate::qgen::parse::parse;
-        let verdict = |caption: &str| {
-            let r = read(caption);
-            rules_verdict(r.not_description, &parse(&r.text))
-        };
         // A wire caption placing people is a photo's, whatever it capitalises; "-men" are people.
         for caption in [
             "PERSON, right, and PERSON, center, co-chairs, Blue Ribbon Commission on America's \

@@ -1760,7 +1760,7 @@ impl Parse {
     /// Whether a prepositional phrase says where something is: a locative preposition, and not a
     /// time ("at night"), weather, an occasion or a state ("in the rain", "in an interview", "in
     /// tip-top shape"), a pronoun or a person, something worn or held ("in a suit", "on the
-    /// phone"), or something aimed at ("at a ball").
+    /// phone"), something aimed at ("at a ball"), or people gone past ("past tourists").
     pub fn is_location(&self, pp: &Chunk) -> bool {
         let ChunkKind::Pp { np } = pp.kind else {
             return false;
@@ -1777,6 +1777,8 @@ impl Parse {
             && head.entity != Some(Entity::Person)
             && !is_worn_or_held(&head.lower)
             && !(preposition == "at" && is_aimed_at(&head.lower))
+            // "carry shields past tourists": people are passed, not a place one is in.
+            && !(preposition == "past" && head.names_a_person())
             // "down the street", "up a hill" go along a way; "cuts down a pod" does not.
             && (!matches!(&*preposition, "down" | "up") || is_way(noun))
     }

@@ -44,8 +44,9 @@ pub fn normalize(text: &str) -> Vec<String> {
 
 /// The text in lower case with every character but letters, digits and whitespace made a space.
 fn normalized(text: &str) -> String {
-    text.chars()
-        .flat_map(char::to_lowercase)
+    // `str::to_lowercase`, not each char's: a final sigma is lowered as a word's last letter.
+    text.to_lowercase()
+        .chars()
         .map(|c| {
             if c.is_alphanumeric() || c.is_whitespace() {
                 c

@@ -2504,6 +2504,13 @@ mod tests {
         not_asked(police, &|(q, a)| {
             q.starts_with("Who do the riot police carry") || a == "shields past tourists"
         });
+        // People gone past are no place ("Where …? — past tourists" was labelled so).
+        not_asked(police, &|(q, _)| q.starts_with("Where"));
+        has(
+            "A man walks past the house.",
+            "Where does the man walk?",
+            "past the house",
+        );
         // But a singular subject's "-s" verb after a noun stays the verb.
         has(
             "A police officer holds an image of PERSON at a news conference.",
