@@ -795,7 +795,8 @@ fn can_be_verb(lemma: &str) -> bool {
 fn is_agent(w: &Word) -> bool {
     w.entity == Some(Entity::Person)
         || w.tag.starts_with("NNP")
-        || is_person_noun(&w.lower)
+        // A people's name too: "Canadians cheer on Team Canada".
+        || names_people(&w.text)
         || is_animal(&singular(&w.lower))
         || is_vehicle(&singular(&w.lower))
 }

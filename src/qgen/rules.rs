@@ -2517,6 +2517,13 @@ mod tests {
             "What does the police officer hold?",
             "an image",
         );
+        // A people's name acts: "cheer" is its verb, not a compound's noun ("What is the
+        // Canadians cheer at?").
+        has(
+            "Canadians cheer at the rink",
+            "Who cheers at the rink?",
+            "Canadians",
+        );
         // "flicking off" is a verb and its particle.
         let off = "A woman flicking off photographers outside the courthouse.";
         has(
