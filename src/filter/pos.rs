@@ -170,6 +170,11 @@ impl Tagger {
         &self.names[usize::from(tag.0)]
     }
 
+    /// The name of the lexicon's tag of `word` ([`Tagger::lookup`]): "NN", "VBZ", ….
+    pub fn lexicon_tag(&self, word: &str) -> Option<&str> {
+        self.lookup(word).map(|t| self.name(t))
+    }
+
     /// The lexicon's tag of `word` as written, else of its lower-case form.
     pub fn lookup(&self, word: &str) -> Option<Tag> {
         self.lexicon.get(word).copied().or_else(|| {

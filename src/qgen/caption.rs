@@ -20,7 +20,9 @@ use super::visible::{is_clothing, is_happening, is_listed_thing, is_visible, is_
 use super::words::{
     INVARIANT_PASTS, is_person_act, is_person_title, names_a_picture, names_people,
 };
-use super::words::{closes_a_name, is_caption_verb, is_person_noun, singular, verb_lemma};
+use super::words::{
+    closes_a_name, is_caption_verb, is_person_noun, lower_case, singular, verb_lemma,
+};
 use crate::filter::entities::Entity;
 use crate::filter::pos::Tagger;
 
@@ -191,8 +193,7 @@ fn names_a_story(label: &str) -> bool {
 fn name_acts(sentence: &str) -> bool {
     for (names, token) in sentence.split_whitespace().enumerate() {
         if !token.starts_with(char::is_uppercase) {
-            let tagger = Tagger::english();
-            let tag = tagger.lookup(token).map(|t| tagger.name(t));
+            let tag = Tagger::english().lexicon_tag(token);
             // "Quality time: PERSON hugs her son …": a verb of what people do that the lexicon
             // knows first as a plural noun acts too, after a name as after a noun.
             let plural_act = tag == Some("NNS") && is_caption_verb(&singular(token));
@@ -897,16 +898,13 @@ fn is_call_to_action(sentence: &str) -> bool {
     {
         return true;
     }
-    let tagger = Tagger::english();
     // "File image of the Chinese Children's Choir …": before a picture's kind, a verb is an
     // agency's adjective ("file photo").
     first != "close"
         && second
             .as_deref()
             .is_some_and(|w| !names_a_picture(&singular(w)))
-        && tagger
-            .lookup(&first)
-            .is_some_and(|t| tagger.name(t) == "VB")
+        && Tagger::english().lexicon_tag(&first) == Some("VB")
 }
 
 /// Words a title-case headline leaves in lower case.
@@ -959,17 +957,19 @@ fn is_title_case(sentence: &str) -> bool {
     {
         return true;
     }
-    // "Fruit of the Loom", "Mac in a Sac": a short text closed, after a preposition and an
-    // article, by common nouns capitalised is a brand's or a title's name; a place's name closing
-    // a caption has a proper name in it ("Vineyards in the Ahr Valley", "Flooding in the
-    // Midwest").
+    // "Mac in a Sac": a short text closed, after a preposition and an article, by a common noun
+    // capitalised is a brand's or a title's name; a place's name closing a caption has a proper
+    // name in it ("Vineyards in the Ahr Valley", "Flooding in the Midwest").
     if let [first, .., preposition, article, name] = tokens.as_slice()
         && tokens.len() <= 5
         && first.starts_with(char::is_uppercase)
         && MINOR.contains(preposition)
         && matches!(*article, "the" | "a" | "an")
         && name.starts_with(char::is_uppercase)
-        && is_common_noun(name.trim_end_matches(['.', '!']))
+        // The lexicon knows the word only as a common noun ("Loom" is a name's, "Sac" is not).
+        && Tagger::english()
+            .lexicon_tag(name.trim_end_matches(['.', '!']))
+            .is_some_and(|t| matches!(t, "NN" | "NNS"))
     {
         return true;
     }
@@ -1067,25 +1067,10 @@ fn judges(words: &Words) -> bool {
             && (matches!(
                 w[1].as_str(),
                 "kind" | "sort" | "like" | "pretty" | "really" | "so" | "too" | "very"
-            ) || is_adjective(&w[1]))
+            ) || Tagger::english()
+                .lexicon_tag(&w[1])
+                .is_some_and(|t| t.starts_with("JJ")))
     })
-}
-
-/// Whether the lexicon's first tag of a lower-case word is an adjective's.
-fn is_adjective(word: &str) -> bool {
-    let tagger = Tagger::english();
-    tagger
-        .lookup(word)
-        .is_some_and(|t| tagger.name(t).starts_with("JJ"))
-}
-
-/// Whether the lexicon knows a capitalised word only as a common noun ("Loom" as "loom"), not as
-/// a name.
-fn is_common_noun(word: &str) -> bool {
-    let tagger = Tagger::english();
-    tagger
-        .lookup(word)
-        .is_some_and(|t| matches!(tagger.name(t), "NN" | "NNS"))
 }
 
 /// "lands at", "docks in": a lower-case word in "-s" before a preposition or an article, in a
@@ -1100,10 +1085,9 @@ fn verb_before_preposition(word: &str, next: Option<&&str>) -> bool {
 
 /// Whether a lower-case word is a verb: the lexicon's first tag, or a caption verb's -s form.
 fn is_verb(word: &str) -> bool {
-    let tagger = Tagger::english();
-    tagger
-        .lookup(word)
-        .is_some_and(|t| tagger.name(t).starts_with("VB"))
+    Tagger::english()
+        .lexicon_tag(word)
+        .is_some_and(|t| t.starts_with("VB"))
         || (word.ends_with('s') && is_caption_verb(&singular(word)))
 }
 
@@ -1538,11 +1522,10 @@ const LISTED: [&str; 16] = [
 /// Whether a lower-case word is a superlative, as the lexicon tags it ("highest", "best") or as
 /// the first part of a compound ("highest-paid").
 fn is_superlative(word: &str) -> bool {
-    let tagger = Tagger::english();
     let first = word.split('-').next().unwrap_or(word);
-    tagger
-        .lookup(first)
-        .is_some_and(|t| matches!(tagger.name(t), "JJS" | "RBS"))
+    Tagger::english()
+        .lexicon_tag(first)
+        .is_some_and(|t| matches!(t, "JJS" | "RBS"))
 }
 
 /// Openings of headlines and teasers: "Why …", "How to …", "Best …", "A look at …", "Photos
@@ -1876,12 +1859,7 @@ const TIME_ADVERBS: [&str; 4] = ["today", "yesterday", "tonight", "tomorrow"];
 
 /// A token without the punctuation around it, in lower case (borrowed when it already is).
 fn core(token: &str) -> Cow<'_, str> {
-    let trimmed = token.trim_matches(|c: char| !c.is_alphanumeric());
-    if trimmed.chars().any(char::is_uppercase) {
-        Cow::Owned(trimmed.to_lowercase())
-    } else {
-        Cow::Borrowed(trimmed)
-    }
+    lower_case(token.trim_matches(|c: char| !c.is_alphanumeric()))
 }
 
 /// Whether a date or time can start at a word (its core): a number, or a month, weekday or time

@@ -31,7 +31,7 @@ use std::borrow::Cow;
 use super::parse::{ChunkKind, Parse, Pos, as_digits, is_color};
 use super::visible::is_clothing;
 use super::words::{
-    DEPICTING, LOCATIVE, META, names_a_picture, participle_lemma, singular, verb_lemma,
+    DEPICTING, LOCATIVE, META, lower_case, names_a_picture, participle_lemma, singular, verb_lemma,
 };
 use crate::filter::tokens::tokenize;
 
@@ -105,24 +105,6 @@ fn key(lower: &str) -> Cow<'_, str> {
     match verb_lemma(&s) {
         Some(l) if l.len() + 3 >= s.len() => Cow::Owned(l),
         _ => s,
-    }
-}
-
-/// `text` in lower case, borrowed when it is already.
-fn lower_case(text: &str) -> Cow<'_, str> {
-    let unchanged = |c: char| {
-        let mut lower = c.to_lowercase();
-        lower.next() == Some(c) && lower.next().is_none()
-    };
-    let lower = if text.is_ascii() {
-        !text.bytes().any(|b| b.is_ascii_uppercase())
-    } else {
-        text.chars().all(unchanged)
-    };
-    if lower {
-        Cow::Borrowed(text)
-    } else {
-        Cow::Owned(text.to_lowercase())
     }
 }
 

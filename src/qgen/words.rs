@@ -503,6 +503,24 @@ fn known(word: &str) -> bool {
     Tagger::english().lookup(word).is_some()
 }
 
+/// `text` in lower case, borrowed when it is already (as `str::to_lowercase` would give it).
+pub fn lower_case(text: &str) -> Cow<'_, str> {
+    let unchanged = |c: char| {
+        let mut lower = c.to_lowercase();
+        lower.next() == Some(c) && lower.next().is_none()
+    };
+    let lower = if text.is_ascii() {
+        !text.bytes().any(|b| b.is_ascii_uppercase())
+    } else {
+        text.chars().all(unchanged)
+    };
+    if lower {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.to_lowercase())
+    }
+}
+
 /// The singular of a lower-case noun ("dogs" → "dog", "men" → "man", "buses" → "bus"); borrowed
 /// from `noun` but for "-ies" ("puppies" → "puppy"): the rules ask it of most words they look at.
 pub fn singular(noun: &str) -> Cow<'_, str> {
