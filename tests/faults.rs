@@ -359,6 +359,9 @@ flush_after = "1s"
     fn stop(&mut self, name: &'static str) {
         let mut proc = self.members.remove(name).unwrap();
         let status = proc.terminate(Duration::from_secs(60));
+        if !status.success() {
+            self.keep_logs(name);
+        }
         assert!(
             status.success(),
             "{name} exited with {status}:\n{}",
@@ -393,6 +396,7 @@ flush_after = "1s"
     /// Waits until the shards hold every sample exactly once.
     fn wait_for_all(&self, label: &str) {
         if let Err(problem) = self.try_wait_for_all(Duration::from_secs(240)) {
+            self.keep_logs(label);
             panic!(
                 "{label}: the shards never held every sample once; last check: {problem}\n{}",
                 self.logs()
@@ -422,6 +426,20 @@ flush_after = "1s"
         }
     }
 
+    /// Copies every member's whole log to `$ALTFLOW_FAULT_LOGS/<label>/` when that is set: a
+    /// failure's message shows only the notable lines, and the run's directory is deleted.
+    fn keep_logs(&self, label: &str) {
+        let Some(root) = std::env::var_os("ALTFLOW_FAULT_LOGS") else {
+            return;
+        };
+        let dir = PathBuf::from(root).join(label.replace(' ', "-"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, text) in self.member_logs() {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        eprintln!("member logs kept in {}", dir.display());
+    }
+
     /// The expected samples that no shard holds (empty if the shards cannot be read).
     fn missing(&self) -> Vec<String> {
         let keys = common::check_shards(&self.out()).unwrap_or_default();
@@ -448,10 +466,15 @@ flush_after = "1s"
         let deleted = logs.matches("deleting an unfinished shard").count()
             + logs.matches("next owner disowned").count();
         let fenced = logs.matches("shard taken back").count();
+        let left = logs
+            .matches("partition taken over meanwhile: its new owner")
+            .count();
+        let withdrawn = logs.matches("revoked meanwhile: giving it back").count();
         eprintln!(
             "fault suite, {label}: {} of {} samples in {shards} shards, 0 lost, 0 duplicate; \
              {kept} uncommitted shard(s) kept and {deleted} deleted on adoption, {fenced} shard(s) \
-             taken back by fencing; {}",
+             taken back by fencing and {left} left to the new owner, {withdrawn} generation(s) \
+             withdrawn; {}",
             keys.len(),
             self.expected.len(),
             self.events.join(", ")
@@ -482,14 +505,32 @@ flush_after = "1s"
             .collect()
     }
 
-    /// The last lines of every member's log, for failure messages.
+    /// The last lines of every member's log, for failure messages, each log's warnings, errors and
+    /// panic messages first: a backtrace fills a short tail and would hide why a member died.
     fn logs(&self) -> String {
         let mut all = String::new();
         for (name, text) in self.member_logs() {
-            let tail: Vec<&str> = text.lines().rev().take(12).collect();
+            let lines: Vec<&str> = text.lines().collect();
+            let mut notable = Vec::new();
+            for (i, line) in lines.iter().enumerate() {
+                if line.contains(" WARN ") || line.contains(" ERROR ") {
+                    notable.push(*line);
+                } else if line.contains("panicked at") || line.starts_with("Error: ") {
+                    // The message and, for an error, its causes (anyhow's report of `main`).
+                    notable.extend(
+                        lines[i..]
+                            .iter()
+                            .take(12)
+                            .take_while(|l| !l.contains("backtrace:")),
+                    );
+                }
+            }
+            let first = notable.len().saturating_sub(30);
+            let tail = &lines[lines.len().saturating_sub(12)..];
             all += &format!(
-                "--- {name}\n{}\n",
-                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                "--- {name}\n{}\n(last lines)\n{}\n",
+                notable[first..].join("\n"),
+                tail.join("\n")
             );
         }
         all

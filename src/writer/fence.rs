@@ -10,23 +10,32 @@
 //!   `_fence/iIIIIIIII/pPPPP/gGGGGGGGGGGGG` (per input, [`super::input_id`]) with a create-if-absent
 //!   put (`PutMode::Create`: atomic on S3 with `If-None-Match`, GCS, Azure, local files and memory),
 //!   so two adopters never share one. The object holds the first offset the generation was handed
-//!   (`from`, the committed offset).
+//!   (`from`, the committed offset) and says it is not settled yet (`from -`).
 //! - The new owner then lists the partition's shards. Complete shards past `from` that no later
 //!   generation disowned are kept (their records are skipped, not written again); it then
-//!   **settles** its generation: it rewrites the object as `from resume`, `resume` being the first
-//!   offset it will write itself. A generation that never settled reads as `resume = from`.
+//!   **settles** its generation, always: it rewrites the object as `from resume`, `resume` being the
+//!   first offset it will write itself. Only then does it write.
 //! - A writer names its shards with its generation, and after putting a shard, before announcing it,
-//!   checks that no later generation exists. If one does, the writer deletes what it just put (the
-//!   name is its own: it cannot hit the new owner's objects) and stops writing the partition.
-//! - A shard of generation `g` that starts at or past the `resume` of any later generation is
-//!   **stale** ([`is_stale`]): that generation's listing did not keep it, so it writes those records
-//!   itself. Adoptions delete stale shards.
+//!   checks that no later generation exists. If one does, the writer stops writing the partition,
+//!   and what becomes of the shard it just put is the later generation's decision ([`verdict`]):
+//!   deleted when that generation settled without it, left when it kept it, left to the next
+//!   adoption when it does not settle in time.
+//! - A shard of generation `g` that starts at or past the `resume` of any later *settled* generation
+//!   is **stale** ([`is_stale`]): that generation's listing did not keep it, so it writes those
+//!   records itself. Adoptions delete stale shards.
 //!
-//! Either the zombie's check comes after the new generation exists (it deletes its shard), or it came
-//! before, and then its put came before the new owner's listing too, which keeps the shard: the new
-//! owner skips its records. A zombie that died between its put and its check leaves a shard past the
-//! new owner's `resume`, which the next adoption deletes. Offsets committed by a group only move
-//! forward, so a shard that some generation committed or kept never starts past a later `resume`.
+//! Either the zombie's check comes after the new generation exists, or it came before, and then its
+//! put came before the new owner's listing too, which keeps the shard: the new owner skips its
+//! records. In the first case the put may still have come before the listing, so the zombie deletes
+//! its shard only once the new generation has settled without it. A zombie that died between its put
+//! and its check leaves a shard past the new owner's `resume`, which the next adoption deletes.
+//! Offsets committed by a group only move forward, so a shard that some generation committed or kept
+//! never starts past a later settled `resume`.
+//!
+//! A generation that never settles (its adopter died before listing, or its adoption stopped because
+//! the partition was revoked meanwhile) disowns nothing: it wrote nothing, and its `from` may be an
+//! old offset (a record of a batch polled before the rebalance) behind shards the owner landed and
+//! committed. An adoption stopped that way also withdraws its generation ([`Fence::withdraw`]).
 
 use std::collections::BTreeMap;
 
@@ -56,8 +65,21 @@ pub struct Fence {
 pub struct Span {
     /// The first offset handed to it: the group's committed offset at its adoption.
     pub from: i64,
-    /// The first offset it writes itself: past the shards it kept. `from` until it settles.
-    pub resume: i64,
+    /// The first offset it writes itself, past the shards it kept; `None` until it settles.
+    pub resume: Option<i64>,
+}
+
+/// What a later generation decided about a shard that an earlier one landed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// No later generation exists: the shard's writer still owns the partition.
+    Current,
+    /// A later generation settled without the shard: it writes the shard's records itself.
+    Disowned,
+    /// A later generation settled past the shard's start: its records are not written again.
+    Kept,
+    /// The later generations have not settled: their adopters may be listing right now.
+    Undecided,
 }
 
 /// The generations of a partition that are still kept.
@@ -123,13 +145,13 @@ impl Fence {
                 .inner
                 .put_opts(
                     &path,
-                    PutPayload::from(from.to_string().into_bytes()),
+                    PutPayload::from(format!("{from} -").into_bytes()),
                     PutOptions::from(PutMode::Create),
                 )
                 .await;
             match put {
                 Ok(_) => {
-                    history.insert(generation, Span { from, resume: from });
+                    history.insert(generation, Span { from, resume: None });
                     self.prune(partition, generation, &mut history).await?;
                     return Ok((generation, history));
                 }
@@ -157,15 +179,21 @@ impl Fence {
         &self,
         partition: i32,
         generation: u64,
-        span: Span,
+        from: i64,
+        resume: i64,
     ) -> Result<(), WriterError> {
-        let body = format!("{} {}", span.from, span.resume);
         put(
             &self.store,
             &self.path(partition, Some(generation)),
-            body.into_bytes(),
+            format!("{from} {resume}").into_bytes(),
         )
         .await
+    }
+
+    /// Gives back `generation`, taken by an adoption that stopped before listing (the partition
+    /// was revoked meanwhile): the owner that it would fence off goes on writing.
+    pub async fn withdraw(&self, partition: i32, generation: u64) -> Result<(), WriterError> {
+        delete_if_present(&self.store, &self.path(partition, Some(generation))).await
     }
 
     /// Whether a generation after `generation` exists: another member adopted the partition since.
@@ -241,26 +269,42 @@ impl Fence {
     }
 }
 
-/// A fence object's body: `FROM` (taken, not settled) or `FROM RESUME`.
+/// A fence object's body: `FROM -` (taken, not settled), `FROM RESUME` (settled), or a bare
+/// `FROM`, which earlier versions wrote for both and which reads as settled at `FROM`.
 fn parse_span(bytes: &[u8]) -> Option<Span> {
     let text = std::str::from_utf8(bytes).ok()?;
-    let mut numbers = text.split_whitespace().map(str::parse::<i64>);
-    let from = numbers.next()?.ok()?;
-    let resume = match numbers.next() {
-        Some(resume) => resume.ok()?,
-        None => from,
+    let mut words = text.split_whitespace();
+    let from = words.next()?.parse::<i64>().ok()?;
+    let resume = match words.next() {
+        Some("-") => None,
+        Some(resume) => Some(resume.parse::<i64>().ok()?),
+        None => Some(from),
     };
-    numbers.next().is_none().then_some(Span { from, resume })
+    words.next().is_none().then_some(Span { from, resume })
 }
 
-/// Whether a shard of `generation` starting at `offset` was disowned: a later generation resumed
-/// writing at or before the shard's start, so its listing did not keep the shard, and the shard's
-/// records are that generation's to write. Any later generation counts, not only the next: a
-/// zombie's shard must stay stale after its successor is pruned from the history.
+/// Whether a shard of `generation` starting at `offset` was disowned: a later generation settled
+/// to resume writing at or before the shard's start, so its listing did not keep the shard, and
+/// the shard's records are that generation's to write. Any later generation counts, not only the
+/// next: a zombie's shard must stay stale after its successor is pruned from the history.
 pub fn is_stale(history: &History, generation: u64, offset: i64) -> bool {
     history
         .range(generation + 1..)
-        .any(|(_, span)| span.resume <= offset)
+        .any(|(_, span)| span.resume.is_some_and(|resume| resume <= offset))
+}
+
+/// What the generations after `generation` decided about its shard starting at `offset`.
+pub fn verdict(history: &History, generation: u64, offset: i64) -> Verdict {
+    let mut later = history.range(generation + 1..).peekable();
+    if later.peek().is_none() {
+        Verdict::Current
+    } else if is_stale(history, generation, offset) {
+        Verdict::Disowned
+    } else if later.any(|(_, span)| span.resume.is_some()) {
+        Verdict::Kept
+    } else {
+        Verdict::Undecided
+    }
 }
 
 #[cfg(test)]
@@ -282,7 +326,7 @@ mod tests {
         assert!(!fence.superseded(3, first).await.unwrap());
         let (second, history) = fence.take(3, 10).await.unwrap();
         assert_eq!(second, 2);
-        let span = |from| Span { from, resume: from };
+        let span = |from| Span { from, resume: None };
         assert_eq!(history, History::from([(1, span(0)), (2, span(10))]));
         assert!(fence.superseded(3, first).await.unwrap());
         assert!(!fence.superseded(3, second).await.unwrap());
@@ -332,29 +376,40 @@ mod tests {
     async fn a_settled_generation_reads_back_with_its_resume() {
         let fence = fence();
         let (generation, _) = fence.take(2, 40).await.unwrap();
+        fence.settle(2, generation, 40, 57).await.unwrap();
         let settled = Span {
             from: 40,
-            resume: 57,
+            resume: Some(57),
         };
-        fence.settle(2, generation, settled).await.unwrap();
         assert_eq!(fence.history(2).await.unwrap()[&generation], settled);
-        assert_eq!(
-            parse_span(b"12"),
-            Some(Span {
-                from: 12,
-                resume: 12
-            })
-        );
+        let span = |from, resume| Some(Span { from, resume });
+        assert_eq!(parse_span(b"12 -"), span(12, None));
+        // As earlier versions wrote it.
+        assert_eq!(parse_span(b"12"), span(12, Some(12)));
         assert_eq!(parse_span(b"12 x"), None);
         assert_eq!(parse_span(b"1 2 3"), None);
     }
 
+    #[tokio::test]
+    async fn a_withdrawn_generation_supersedes_nothing() {
+        let fence = fence();
+        let (owner, _) = fence.take(1, 0).await.unwrap();
+        let (stale, _) = fence.take(1, 0).await.unwrap();
+        assert!(fence.superseded(1, owner).await.unwrap());
+        fence.withdraw(1, stale).await.unwrap();
+        assert!(!fence.superseded(1, owner).await.unwrap());
+        assert_eq!(fence.history(1).await.unwrap().len(), 1);
+    }
+
     #[test]
     fn a_shard_past_a_later_generations_resume_is_stale() {
-        let span = |from, resume| Span { from, resume };
+        let span = |from, resume| Span {
+            from,
+            resume: Some(resume),
+        };
         // Generation 5 wrote from 3; 6 took over at 10 and kept nothing; 7 was handed 20 and kept
         // 6's uncommitted shards up to offset 24.
-        let history = History::from([(5, span(3, 3)), (6, span(10, 10)), (7, span(20, 25))]);
+        let mut history = History::from([(5, span(3, 3)), (6, span(10, 10)), (7, span(20, 25))]);
         assert!(!is_stale(&history, 5, 9), "committed before 6 took over");
         assert!(is_stale(&history, 5, 10), "a zombie's shard");
         assert!(is_stale(&history, 5, 25), "a zombie that read far ahead");
@@ -373,5 +428,44 @@ mod tests {
             !is_stale(&history, 2, 2),
             "an old generation's committed shard"
         );
+        // 8 was taken for a record of an old batch, offset 0, and never listed.
+        history.insert(
+            8,
+            Span {
+                from: 0,
+                resume: None,
+            },
+        );
+        assert!(
+            !is_stale(&history, 7, 30),
+            "an unsettled generation disowns nothing"
+        );
+    }
+
+    #[test]
+    fn a_landed_shards_fate_is_the_later_generations_decision() {
+        let settled = |from, resume| Span {
+            from,
+            resume: Some(resume),
+        };
+        let taken = |from| Span { from, resume: None };
+        let history = History::from([(1, settled(0, 0)), (2, taken(10))]);
+        assert_eq!(verdict(&history, 2, 30), Verdict::Current);
+        assert_eq!(
+            verdict(&history, 1, 10),
+            Verdict::Undecided,
+            "2 may be listing"
+        );
+        let history = History::from([(1, settled(0, 0)), (2, settled(10, 20))]);
+        assert_eq!(verdict(&history, 1, 10), Verdict::Kept, "2 listed it");
+        assert_eq!(verdict(&history, 1, 5), Verdict::Kept, "committed before 2");
+        assert_eq!(
+            verdict(&history, 1, 20),
+            Verdict::Disowned,
+            "landed after 2 listed"
+        );
+        let history = History::from([(1, settled(0, 0)), (2, settled(10, 20)), (3, taken(20))]);
+        assert_eq!(verdict(&history, 1, 20), Verdict::Disowned);
+        assert_eq!(verdict(&history, 2, 25), Verdict::Undecided);
     }
 }
