@@ -1016,16 +1016,32 @@ fn is_title_case(sentence: &str) -> bool {
             && matches!(tokens[at - 1], "at" | "in" | "near" | "outside")
             && tokens[at - 2].starts_with(char::is_lowercase)
     };
-    let end = if name_from < tokens.len()
-        && ((name_from >= 2
-            && tokens[name_from - 1] == "the"
-            && MINOR.contains(&tokens[name_from - 2]))
-            || after_place(name_from))
-    {
-        name_from
-    } else {
-        tokens.len()
+    let closes_on_a_place = |at: usize| {
+        (at >= 2 && tokens[at - 1] == "the" && MINOR.contains(&tokens[at - 2])) || after_place(at)
     };
+    let mut end = tokens.len();
+    if name_from < tokens.len() {
+        if closes_on_a_place(name_from) {
+            end = name_from;
+        } else if name_from >= 3
+            && matches!(tokens[name_from - 1], "in" | "at" | "near" | "outside")
+            && tokens[name_from - 2].starts_with(char::is_uppercase)
+        {
+            // A place's name of two words or more and then its town's: "Sunset over the Golden
+            // Gate Bridge in San Francisco", "Dawn at the U.S. Capitol in Washington" ("Snow Day
+            // in New York" has no place before its town, "The Cream of the Crop in Plus-Sizes"
+            // one word).
+            let place_words = tokens[..name_from - 1]
+                .iter()
+                .rev()
+                .take_while(|t| t.starts_with(char::is_uppercase))
+                .count();
+            let place_from = name_from - 1 - place_words;
+            if place_words >= 2 && closes_on_a_place(place_from) {
+                end = place_from;
+            }
+        }
+    }
     for (i, word) in tokens[..end].iter().enumerate().skip(1) {
         let word = word.trim_matches(|c: char| !c.is_alphanumeric());
         let Some(first) = word.chars().next() else {
@@ -2298,14 +2314,24 @@ mod tests {
             "The Duke of Edinburgh",
             "The Morning After logo",
             "An early copy of Rolling Stone magazine's August 2013 issue",
+            // A place's name, then its town's.
+            "Sunset over the Golden Gate Bridge in San Francisco",
+            "Dawn at the U.S. Capitol in Washington",
         ] {
             assert_eq!(read(caption).not_description, None, "{caption}");
         }
         // A headline's capitals stay one.
-        assert_eq!(
-            read("Why the Museum Matters Now").not_description,
-            Some(NotDescription::Headline)
-        );
+        for headline in [
+            "Why the Museum Matters Now",
+            "Snow Day in New York",
+            "The Cream of the Crop in Plus-Sizes",
+        ] {
+            assert_eq!(
+                read(headline).not_description,
+                Some(NotDescription::Headline),
+                "{headline}"
+            );
+        }
     }
 
     #[test]
