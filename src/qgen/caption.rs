@@ -1000,22 +1000,23 @@ fn is_title_case(sentence: &str) -> bool {
             }
         }
     }
-    // A name closing the sentence after a preposition and "the" is a place's, which a caption
-    // capitalises too: "Vineyards in the Ahr Valley".
-    let name_from = tokens.len()
-        - tokens
+    // Where the run of capitalised words that ends before `end` begins.
+    let capitalised_from = |end: usize| {
+        end - tokens[..end]
             .iter()
             .rev()
             .take_while(|t| t.starts_with(char::is_uppercase))
-            .count();
+            .count()
+    };
+    // A name closing the sentence after a preposition and "the" is a place's, which a caption
+    // capitalises too: "Vineyards in the Ahr Valley".
+    let name_from = capitalised_from(tokens.len());
     // So is one right after a preposition of place that follows a word in lower case: "The
     // National Security Agency building at Fort Meade, Md." ("Snow Day in New York" capitalises
     // the word before, as a title does).
-    let after_place = |at: usize| {
-        at >= 2
-            && matches!(tokens[at - 1], "at" | "in" | "near" | "outside")
-            && tokens[at - 2].starts_with(char::is_lowercase)
-    };
+    let of_place =
+        |at: usize| at >= 2 && matches!(tokens[at - 1], "at" | "in" | "near" | "outside");
+    let after_place = |at: usize| of_place(at) && tokens[at - 2].starts_with(char::is_lowercase);
     let closes_on_a_place = |at: usize| {
         (at >= 2 && tokens[at - 1] == "the" && MINOR.contains(&tokens[at - 2])) || after_place(at)
     };
@@ -1023,21 +1024,13 @@ fn is_title_case(sentence: &str) -> bool {
     if name_from < tokens.len() {
         if closes_on_a_place(name_from) {
             end = name_from;
-        } else if name_from >= 3
-            && matches!(tokens[name_from - 1], "in" | "at" | "near" | "outside")
-            && tokens[name_from - 2].starts_with(char::is_uppercase)
-        {
+        } else if of_place(name_from) && tokens[name_from - 2].starts_with(char::is_uppercase) {
             // A place's name of two words or more and then its town's: "Sunset over the Golden
             // Gate Bridge in San Francisco", "Dawn at the U.S. Capitol in Washington" ("Snow Day
             // in New York" has no place before its town, "The Cream of the Crop in Plus-Sizes"
             // one word).
-            let place_words = tokens[..name_from - 1]
-                .iter()
-                .rev()
-                .take_while(|t| t.starts_with(char::is_uppercase))
-                .count();
-            let place_from = name_from - 1 - place_words;
-            if place_words >= 2 && closes_on_a_place(place_from) {
+            let place_from = capitalised_from(name_from - 1);
+            if name_from - 1 - place_from >= 2 && closes_on_a_place(place_from) {
                 end = place_from;
             }
         }

@@ -684,23 +684,24 @@ impl WriterStage {
         {
             verdict = settled_verdict(fence, partition, generation, first_offset).await?;
         }
-        if verdict != Verdict::Current {
+        let taken_over = match verdict {
+            Verdict::Current => None,
+            Verdict::Disowned => Some("partition taken over meanwhile: shard taken back"),
+            Verdict::Kept => Some("partition taken over meanwhile: its new owner kept the shard"),
+            Verdict::Undecided => Some(
+                "partition taken over meanwhile: its new owner has not settled, the next adoption \
+                 keeps or deletes the shard",
+            ),
+        };
+        if let Some(message) = taken_over {
             // Another member adopted the partition while this one wrote: write no more here. The
             // shard's name holds this generation, so it is nobody else's to delete; but the new
             // owner's listing may have kept it, so it goes only when that owner settled without it.
-            match verdict {
-                Verdict::Disowned => {
-                    tracing::warn!(shard = %tar_name, generation, "partition taken over meanwhile: shard taken back");
-                    // The index first, for the same reason the tar goes first on the way in.
-                    delete_if_present(&self.store, &self.store.path(&index_name)).await?;
-                    delete_if_present(&self.store, &self.store.path(&tar_name)).await?;
-                }
-                Verdict::Kept => {
-                    tracing::warn!(shard = %tar_name, generation, "partition taken over meanwhile: its new owner kept the shard");
-                }
-                _ => {
-                    tracing::warn!(shard = %tar_name, generation, "partition taken over meanwhile: its new owner has not settled, the next adoption keeps or deletes the shard");
-                }
+            tracing::warn!(shard = %tar_name, generation, "{message}");
+            if verdict == Verdict::Disowned {
+                // The index first, for the same reason the tar goes first on the way in.
+                delete_if_present(&self.store, &self.store.path(&index_name)).await?;
+                delete_if_present(&self.store, &self.store.path(&tar_name)).await?;
             }
             self.metrics.shard_fenced();
             self.fenced_off.insert(
