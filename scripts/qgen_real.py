@@ -52,6 +52,9 @@ SEVENTH = ["ipwb", "recipes"]
 # Held out at stop 66: shop snippets and news pages of three more projects' tests, every kept
 # caption labelled blind before any Q/A of them was looked at.
 EIGHTH = ["boilerpipe", "cleanmark", "zyte"]
+# Held out at stop 68: recent security and tech blog pages (scripts/fetch_web_alts.sh), every kept
+# caption labelled blind before any Q/A of them was looked at.
+NINTH = ["domdown"]
 SECOND = ["trafilatura", "artext", "htmldate", "htmd"]
 
 
@@ -105,7 +108,7 @@ def main() -> int:
                          f"second set: {', '.join(SECOND)}; third set: {', '.join(THIRD)}; "
                          f"fourth set: {', '.join(FOURTH)}; fifth set: {', '.join(FIFTH)}; "
                          f"sixth set: {', '.join(SIXTH)}; seventh set: {', '.join(SEVENTH)}; "
-                         f"eighth set: {', '.join(EIGHTH)})")
+                         f"eighth set: {', '.join(EIGHTH)}; ninth set: {', '.join(NINTH)})")
     ap.add_argument("--failures", action="store_true",
                     help="list the Q/A labelled invalid, by failure kind")
     ap.add_argument("--uniform", type=int, default=0,

@@ -18,10 +18,11 @@ use foldhash::fast::RandomState;
 use super::parse::{ChunkKind, Parse, Pos, gathers, is_color, modal_can};
 use super::visible::{is_clothing, is_happening, is_listed_thing, is_visible, is_visible_word};
 use super::words::{
-    INVARIANT_PASTS, is_person_act, is_person_title, names_a_picture, names_people,
+    INVARIANT_PASTS, is_person_act, is_person_title, is_posture, names_a_picture, names_people,
 };
 use super::words::{
-    closes_a_name, is_caption_verb, is_person_noun, lower_case, singular, verb_lemma,
+    closes_a_name, is_caption_verb, is_person_noun, lower_case, participle_lemma, singular,
+    verb_lemma,
 };
 use crate::filter::entities::Entity;
 use crate::filter::pos::Tagger;
@@ -252,7 +253,28 @@ fn without_teaser(text: &str) -> &str {
 /// of the mountain") leaves the verdict to the words; a caption that says what its picture shows
 /// ([`says_what_it_shows`]) is seen whatever its subject.
 pub fn subject_is_visible(p: &Parse) -> bool {
-    let mut k = 0;
+    // "At night, in the light of an open-fronted cafe, four people are in conversation",
+    // "Trapped in southern Mexico, hundreds of African migrants protest …": a sentence that opens
+    // with where or when, or a participle, before a comma has its subject after it (not "With
+    // opportunities … squeezed, Canada's big banks are focusing …", a story's reason).
+    if let Some(first) = p.chunks.first()
+        && (matches!(first.kind, ChunkKind::Pp { .. })
+            && matches!(
+                p.words[first.start].lower.as_str(),
+                "at" | "in" | "on" | "inside" | "outside" | "during" | "after" | "before" | "near"
+            )
+            || (first.kind == ChunkKind::Verb && p.words[first.head].tag == "VBN"))
+        && let Some(subject) = subject_after_participle(p)
+        && subject_from(p, subject)
+    {
+        return true;
+    }
+    subject_from(p, 0)
+}
+
+/// Whether the subject, the first noun phrase from chunk `k` on, is visible
+/// ([`subject_is_visible`]).
+fn subject_from(p: &Parse, mut k: usize) -> bool {
     while k < p.chunks.len() && p.chunks[k].kind != ChunkKind::Np {
         let c = p.chunks[k];
         // "Close up of a pizza" is a shot, "Using the five modes" an instruction; but
@@ -369,12 +391,14 @@ fn subject_after_participle(p: &Parse) -> Option<usize> {
 
 /// Whether the name before word `from` is a person's by what it does next: a verb only people
 /// do ("LeBron James reacts during …", a name the filter's gazetteer does not know), not "to"
-/// something ("Wall Street reacts to the Fed's decision" is a headline's figure of speech).
+/// something ("Wall Street reacts to the Fed's decision" is a headline's figure of speech), or a
+/// posture's participle ([`is_posture`]: "Kitty Wells holding a guitar …").
 fn acts_as_a_person(p: &Parse, from: usize) -> bool {
     p.words.get(from).is_some_and(|v| {
         v.text.starts_with(char::is_lowercase)
             && matches!(v.pos, Pos::Verb | Pos::Noun)
-            && verb_lemma(&v.lower).is_some_and(|l| is_person_act(&l))
+            && (verb_lemma(&v.lower).is_some_and(|l| is_person_act(&l))
+                || participle_lemma(&v.lower).is_some_and(|l| is_posture(&l)))
     }) && p.words.get(from + 1).is_none_or(|n| n.lower != "to")
 }
 
@@ -637,9 +661,16 @@ fn without_positions(text: &str) -> String {
 
 /// Where a photo credit starts: "Photo: …", "Credit: …", "| Getty Images"; or, opening the text,
 /// a label ("FILE PHOTO: a locomotive …").
-const CREDIT_MARKERS: [&str; 13] = [
+const CREDIT_MARKERS: [&str; 15] = [
     // A share button's tail: "… Research Center. - See more at: http://www.space.com/…".
     "see more at:",
+    // The note Microsoft Office appends to the alt text it writes itself, after a line break the
+    // page's whitespace folds into a space: "A close-up of a sign AI-generated content may be
+    // incorrect." (since 2023), "A picture containing text Description automatically generated"
+    // (before, with or without "with medium confidence"). Left in, it reads as the description's
+    // last noun phrase ("Is the background AI-generated content white?").
+    "ai-generated content may be incorrect",
+    "description automatically generated",
     "file photo:",
     "photo:",
     "photograph:",
@@ -2542,6 +2573,47 @@ mod tests {
             assert_eq!(
                 verdict(caption),
                 Some(NotDescription::Headline),
+                "{caption}"
+            );
+        }
+    }
+
+    #[test]
+    fn office_notes_fronted_places_and_named_postures() {
+        // Microsoft Office's note on the alt text it writes is no part of the description.
+        for (caption, text) in [
+            (
+                "A close-up of a white background AI-generated content may be incorrect.",
+                "A close-up of a white background",
+            ),
+            (
+                "A person standing in front of a building Description automatically generated \
+                 with medium confidence",
+                "A person standing in front of a building",
+            ),
+        ] {
+            assert_eq!(read(caption).text, text, "{caption}");
+            assert_eq!(verdict(caption), None, "{caption}");
+        }
+        // A subject after a place or a time that opens the sentence, or after a participle's
+        // clause; a name whose participle is a body's posture.
+        for caption in [
+            "At night, in the light of an open-fronted cafe, four people are in conversation, \
+             while a woman looks out to the street from the door.",
+            "Trapped in the rubble, two dogs wait for rescuers.",
+            "Kitty Wells holding a guitar and looking at the camera",
+        ] {
+            assert_eq!(verdict(caption), None, "{caption}");
+        }
+        // Not a story's reason before the comma, nor a company's finite verb.
+        for caption in [
+            "With opportunities for revenue growth becoming increasingly squeezed, Canada's \
+             big banks are focusing more on their wealth management divisions.",
+            "Acme Corp holds talks with regulators",
+        ] {
+            assert_eq!(
+                verdict(caption),
+                Some(NotDescription::NothingVisible),
                 "{caption}"
             );
         }

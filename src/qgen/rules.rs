@@ -682,6 +682,19 @@ impl<'a> Clause<'a> {
                 && is_a_named_thing_shown(self.p, 0, self.subject.1))
     }
 
+    /// Whether the subject is the picture itself, a kind of picture followed by what it is of
+    /// ("Icon of a globe with a connected network symbol inside a rounded square", "Logo of a bird
+    /// …"): a place after it is its content's, for the picture is the whole frame, in nothing.
+    fn is_a_picture_of(&self) -> bool {
+        let head = self.p.words[self.head].lower.as_str();
+        (PICTURE_KINDS.contains(&head) || head == "icon")
+            && self
+                .p
+                .words
+                .get(self.head + 1)
+                .is_some_and(|w| w.lower == "of")
+    }
+
     /// Whether the subject is what a picture is of, by a common noun: a kind of picture
     /// ("Exterior photo of Heatshield sun shade", which keeps the kind as [`Clause::picture`]) or
     /// any picture ("Concept image of a cloud question mark", read from its "of"). A caption that
@@ -1324,7 +1337,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                     let aux = if c.plural { "do" } else { "does" };
                     let q = question(&["What", aux, &subject, "have"]);
                     ask(&mut out, q, (np_chunk.start, end), AnswerType::Object);
-                } else if p.is_location(place) {
+                } else if p.is_location(place) && !c.is_a_picture_of() {
                     let q = question(&["Where", be, &subject]);
                     ask(&mut out, q, (place.start, place.end), AnswerType::Location);
                     let q = question(&["What", be, &subject, &prep]);
@@ -2490,6 +2503,20 @@ mod tests {
             all.iter().any(|(q, a)| q == question && a == answer),
             "{caption}: no ({question}, {answer}) in {all:#?}"
         );
+    }
+
+    #[test]
+    fn a_picture_of_something_is_in_no_place() {
+        // The place after what an icon or a logo is of is its content's: the icon is the frame.
+        for caption in [
+            "Icon of a globe with a connected network symbol inside a rounded square",
+            "Logo of a bird with a red circle inside a square",
+        ] {
+            not_asked(caption, &|(q, _)| {
+                q.starts_with("Where is the") || q.ends_with(" inside?")
+            });
+        }
+        has("A map on the wall", "Where is the map?", "on the wall");
     }
 
     #[test]

@@ -868,6 +868,20 @@ pub fn is_person_act(lemma: &str) -> bool {
     PERSON_ACTS.contains(&lemma)
 }
 
+/// Verbs (lemmas) of a body's posture or of what hands do, which a caption puts right after a
+/// name in the present participle ("Kitty Wells holding a guitar and looking at the camera"); a
+/// headline says it with a finite verb of a company or a country ("Apple holds an event", "Fed
+/// holds rates"), so only the participle marks a person.
+const POSTURES: [&str; 14] = [
+    "hold", "carry", "wear", "sit", "stand", "kneel", "lean", "look", "stare", "gaze", "wave",
+    "ride", "walk", "hug",
+];
+
+/// Whether a verb's lemma is one of [`POSTURES`].
+pub fn is_posture(lemma: &str) -> bool {
+    POSTURES.contains(&lemma)
+}
+
 /// Whether a noun as written names people: a people noun, or a demonym in the plural
 /// ("Zimbabweans", "Americans").
 pub fn names_people(word: &str) -> bool {
