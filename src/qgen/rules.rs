@@ -2506,7 +2506,7 @@ mod tests {
     }
 
     #[test]
-    fn a_picture_of_something_is_in_no_place() {
+    fn a_picture_of_something_and_a_conversation_are_no_places() {
         // The place after what an icon or a logo is of is its content's: the icon is the frame.
         for caption in [
             "Icon of a globe with a connected network symbol inside a rounded square",
@@ -2517,6 +2517,10 @@ mod tests {
             });
         }
         has("A map on the wall", "Where is the map?", "on the wall");
+        // What people are in together is no place.
+        let cafe = "Four people are in conversation outside a cafe.";
+        not_asked(cafe, &|(_, a)| a.contains("conversation"));
+        has(cafe, "Where are the people?", "outside a cafe");
     }
 
     #[test]

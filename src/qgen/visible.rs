@@ -371,7 +371,7 @@ const SYNONYMS: [&[&str]; 15] = [
 ];
 
 /// Scenes and stuff one can see but not count: "snow", "a street", "the sky".
-const SCENES: [&str; 59] = [
+const SCENES: [&str; 61] = [
     "sky",
     "cloud",
     "sun",
@@ -431,6 +431,10 @@ const SCENES: [&str; 59] = [
     "sunset",
     "sunrise",
     "tape",
+    // A grave's first sense in WordNet is a death ("went to his grave"), a memorial's a
+    // writing; in a photograph they are places one stands at.
+    "grave",
+    "memorial",
 ];
 
 /// The word lists as hash tables: a caption's every word is looked up, and a borrowed zero count

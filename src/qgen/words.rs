@@ -275,11 +275,22 @@ pub const NOT_PLACES: [&str; 28] = [
 
 /// Nouns of a state one is in, neither a place nor anything a verb governs that one could see:
 /// "stays in tip-top shape", "in good condition", "in deep thought"; an age ("a man in his
-/// twenties") and a colour ("pencil crayons in rainbow hues") are how a thing looks, not where.
-pub const STATES: [&str; 24] = [
+/// twenties") and a colour ("pencil crayons in rainbow hues") are how a thing looks, not where;
+/// nor is what people are in together or feel ("four people are in conversation", "in tears").
+pub const STATES: [&str; 34] = [
     "shape",
     "condition",
     "thought",
+    "conversation",
+    "discussion",
+    "prayer",
+    "tears",
+    "mourning",
+    "silence",
+    "awe",
+    "shock",
+    "disbelief",
+    "unison",
     "teens",
     "twenties",
     "thirties",
@@ -727,7 +738,7 @@ pub const DEPICTING: [&str; 6] = [
 
 /// Verbs of what people and animals do in photographs, as lemmas: a word among them that the
 /// lexicon tags as a noun may be a caption's verb ("a pedestrian walks through snow").
-const CAPTION_VERBS: [&str; 102] = [
+const CAPTION_VERBS: [&str; 104] = [
     "walk",
     "stand",
     "sit",
@@ -830,6 +841,9 @@ const CAPTION_VERBS: [&str; 102] = [
     "spray",
     "slice",
     "cut",
+    // "PERSON boards Air Force One": the lexicon knows "boards" first as a plural noun.
+    "board",
+    "exit",
 ];
 
 /// Whether a lower-case lemma is a verb of [`CAPTION_VERBS`].
