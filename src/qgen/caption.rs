@@ -92,7 +92,12 @@ pub fn read(caption: &str) -> Reading {
     let text = without_credit(&text);
     let text = without_teaser(without_label(without_dateline(text)));
     let sentence = without_condition(first_sentence(text));
-    let described = without_times(sentence);
+    let mut described = without_times(sentence);
+    // Office's older alt text lists what it recognised: "A picture containing grass, outdoor,
+    // sky, tree" (its note cut as a credit) says what the picture shows, not what a picture does.
+    if let Some(listed) = described.strip_prefix("A picture containing ") {
+        described = format!("A picture showing {listed}");
+    }
     let words = Words::of(&described);
     let not_description = if sentence.ends_with('?') {
         Some(NotDescription::Question)
@@ -2617,6 +2622,11 @@ mod tests {
                 "A person standing in front of a building Description automatically generated \
                  with medium confidence",
                 "A person standing in front of a building",
+            ),
+            (
+                "A picture containing grass, outdoor, sky, tree Description automatically \
+                 generated",
+                "A picture showing grass, outdoor, sky, tree",
             ),
         ] {
             assert_eq!(read(caption).text, text, "{caption}");
