@@ -2027,6 +2027,17 @@ fn colors_and_counts(p: &Parse, clause: Option<&Clause>, seed: u64, out: &mut Ve
             let noun = singular(&w[np.head].lower);
             // A subject count keeps its predicate: "How many dogs are playing in the snow?"
             let tail = clause.and_then(|c| count_predicate(c, &np));
+            // "Four people are in conversation, while a woman looks out …": the picture has more
+            // people than the count, when the caption names others; only its predicate's
+            // count holds ("Two men and a woman": the woman is no man).
+            let others = matches!(&*noun, "people" | "person" | "individual")
+                && (0..w.len())
+                    .filter(|&k| !(np.start..np.end).contains(&k))
+                    .any(|k| w[k].names_a_person());
+            if tail.is_none() && others {
+                i += 1;
+                continue;
+            }
             let q = match tail {
                 Some(t) => question(&["How many", &noun_words, "are", &t]),
                 None => question(&["How many", &noun_words, "are there"]),
@@ -2521,6 +2532,25 @@ mod tests {
         let cafe = "Four people are in conversation outside a cafe.";
         not_asked(cafe, &|(_, a)| a.contains("conversation"));
         has(cafe, "Where are the people?", "outside a cafe");
+    }
+
+    #[test]
+    fn people_counted_with_others_named_are_not_all_of_them() {
+        let cafe = "Four people are in conversation outside a cafe, while a woman looks on.";
+        not_asked(cafe, &|(q, _)| {
+            q == "How many people are there?" || q.starts_with("Are there four")
+        });
+        // A woman is no man, and a count without others stands.
+        has(
+            "Two men and a woman sit on a bench.",
+            "How many men are there?",
+            "2",
+        );
+        has(
+            "Three people wait at a bus stop.",
+            "How many people are there?",
+            "3",
+        );
     }
 
     #[test]
