@@ -868,6 +868,11 @@ fn first_sentence(text: &str) -> &str {
                 continue;
             }
         }
+        // "PERSON. PERSON speaks during a roundtable interview …": a name alone labels the
+        // photo of the sentence after it.
+        if &text[..=i] == "PERSON." {
+            return first_sentence(&text[i + 2..]);
+        }
         return &text[..=i];
     }
     text
@@ -2648,6 +2653,8 @@ mod tests {
             "A colourful photo of several people with linked arms wearing shirts proclaiming \
              \"this is what a feminist looks like\"",
             "A grave in a cemetery, marked with wreaths of flowers.",
+            // A name alone labels the sentence after it.
+            "PERSON. PERSON speaks during a roundtable interview in Annapolis, Md.",
         ] {
             assert_eq!(verdict(caption), None, "{caption}");
         }
