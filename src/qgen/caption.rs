@@ -161,10 +161,11 @@ fn without_label(text: &str) -> &str {
     }
 }
 
-/// Whether `text` opens by saying what kind of picture it is of what: an article, up to two
-/// words, a picture's noun and "of" ("A painting of a young white couple kneeling …", "An
-/// aerial photo of …"). After a colon, a label of any length is the work's title ("Pascal
-/// Dagnan-Bouveret - Blessing of the Young Couple Before Marriage: A painting of …").
+/// Whether `text` opens by saying what kind of picture it is of what: an indefinite article, up
+/// to two words, a picture's noun in lower case and "of" ("A painting of a young white couple
+/// kneeling …", "An aerial photo of …"; not a title, "A Portrait of the Artist as a Young Man").
+/// After a colon, a label of any length is the work's title ("Pascal Dagnan-Bouveret - Blessing
+/// of the Young Couple Before Marriage: A painting of …").
 fn opens_as_a_picture(text: &str) -> bool {
     let mut tokens = text.split_whitespace();
     if !matches!(tokens.next(), Some("A" | "An")) {
@@ -174,7 +175,7 @@ fn opens_as_a_picture(text: &str) -> bool {
         .take(4)
         .collect::<Vec<_>>()
         .windows(2)
-        .any(|w| w[1] == "of" && names_a_picture(&singular(&w[0].to_lowercase())))
+        .any(|w| w[1] == "of" && names_a_picture(&singular(w[0])))
 }
 
 /// Whether `text` opens with the filter's PERSON and an age between commas, as tabloids place
@@ -273,25 +274,25 @@ fn without_teaser(text: &str) -> &str {
 /// …", unless it is a thing's the sentence shows: [`is_a_named_thing_shown`]); and the text does
 /// not open with a gerund ("Using the five modes to convert …"). A meta word ("a view from the top
 /// of the mountain") leaves the verdict to the words; a caption that says what its picture shows
-/// ([`says_what_it_shows`]) is seen whatever its subject.
+/// ([`says_what_it_shows`]) is seen whatever its subject. A sentence that opens with where or
+/// when, or a participle's clause, before a comma has its subject after the comma.
 pub fn subject_is_visible(p: &Parse) -> bool {
     // "At night, in the light of an open-fronted cafe, four people are in conversation",
-    // "Trapped in southern Mexico, hundreds of African migrants protest …": a sentence that opens
-    // with where or when, or a participle, before a comma has its subject after it (not "With
-    // opportunities … squeezed, Canada's big banks are focusing …", a story's reason).
-    if let Some(first) = p.chunks.first()
-        && (matches!(first.kind, ChunkKind::Pp { .. })
+    // "Trapped in southern Mexico, hundreds of African migrants protest …"; not "With
+    // opportunities … squeezed, Canada's big banks are focusing …", a story's reason, nor "Based
+    // in London, the company reported …", whose London is no subject.
+    let fronted = p.chunks.first().is_some_and(|first| {
+        (matches!(first.kind, ChunkKind::Pp { .. })
             && matches!(
                 p.words[first.start].lower.as_str(),
                 "at" | "in" | "on" | "inside" | "outside" | "during" | "after" | "before" | "near"
-            )
-            || (first.kind == ChunkKind::Verb && p.words[first.head].tag == "VBN"))
-        && let Some(subject) = subject_after_participle(p)
-        && subject_from(p, subject)
-    {
-        return true;
+            ))
+            || (first.kind == ChunkKind::Verb && p.words[first.head].tag == "VBN")
+    });
+    match subject_after_participle(p) {
+        Some(subject) if fronted => subject_from(p, subject),
+        _ => subject_from(p, 0),
     }
-    subject_from(p, 0)
 }
 
 /// Whether the subject, the first noun phrase from chunk `k` on, is visible
@@ -354,11 +355,7 @@ fn subject_from(p: &Parse, mut k: usize) -> bool {
     // "Still from unverified video which …": a frame of a film or a video.
     let still = p.words.first().is_some_and(|w| w.lower == "still")
         && p.words.get(1).is_some_and(|w| w.lower == "from");
-    if names_a_picture(head)
-        || matches!(head, "close" | "icon" | "pattern")
-        || by_an_artist
-        || still
-    {
+    if names_a_picture(head) || matches!(head, "close" | "pattern") || by_an_artist || still {
         return true;
     }
     // "The Space Needle and Seattle skyline": any phrase of a coordinated subject.
@@ -414,14 +411,19 @@ fn subject_after_participle(p: &Parse) -> Option<usize> {
 /// Whether the name before word `from` is a person's by what it does next: a verb only people
 /// do ("LeBron James reacts during …", a name the filter's gazetteer does not know), not "to"
 /// something ("Wall Street reacts to the Fed's decision" is a headline's figure of speech), or a
-/// posture's participle ([`is_posture`]: "Kitty Wells holding a guitar …").
+/// posture's participle ([`is_posture`]) with a thing or a place after it ("Kitty Wells holding a
+/// guitar …"; not a headline's idiom, "Boeing standing firm", "Bitcoin riding high").
 fn acts_as_a_person(p: &Parse, from: usize) -> bool {
+    let next = p.words.get(from + 1);
+    let posture = |v: &super::parse::Word| {
+        participle_lemma(&v.lower).is_some_and(|l| is_posture(&l))
+            && next.is_some_and(|n| matches!(n.pos, Pos::Det | Pos::Adp))
+    };
     p.words.get(from).is_some_and(|v| {
         v.text.starts_with(char::is_lowercase)
             && matches!(v.pos, Pos::Verb | Pos::Noun)
-            && (verb_lemma(&v.lower).is_some_and(|l| is_person_act(&l))
-                || participle_lemma(&v.lower).is_some_and(|l| is_posture(&l)))
-    }) && p.words.get(from + 1).is_none_or(|n| n.lower != "to")
+            && (verb_lemma(&v.lower).is_some_and(|l| is_person_act(&l)) || posture(v))
+    }) && next.is_none_or(|n| n.lower != "to")
 }
 
 /// Whether a verbless caption's subject `head` is a happening ([`is_happening`]: an event or a
@@ -722,10 +724,11 @@ fn without_credit(text: &str) -> &str {
     // ASCII lower case keeps every byte offset, so positions in `lower` are positions in `text`.
     // A marker is searched for only when its telltale is there (most captions have none).
     let lower = text.to_ascii_lowercase();
-    let (colon, bar, photo) = (
+    let (colon, bar, photo, generated) = (
         lower.contains(':'),
         lower.contains('|'),
         lower.contains("photo"),
+        lower.contains("generated"),
     );
     let cut = CREDIT_MARKERS
         .iter()
@@ -736,6 +739,8 @@ fn without_credit(text: &str) -> &str {
                 photo
             } else if **m == " | " {
                 bar
+            } else if m.contains("generated") {
+                generated
             } else {
                 true
             }
@@ -830,7 +835,7 @@ fn without_condition(sentence: &str) -> &str {
 
 /// The first sentence of `text`: up to a full stop, question or exclamation mark followed by a
 /// capital or a digit, not after an abbreviation or an initial ("Gov.", "U.S.", "J."); or up to
-/// an ellipsis before a lower-case word.
+/// an ellipsis before a lower-case word. A lone "PERSON." is the next sentence's label, skipped.
 fn first_sentence(text: &str) -> &str {
     // "PERSON shops with his girlfriend in New York...as it is revealed he 'feuded with sister
     // Paris'": a tabloid's ellipsis before a lower-case word turns from the picture to the story.
@@ -870,7 +875,7 @@ fn first_sentence(text: &str) -> &str {
         }
         // "PERSON. PERSON speaks during a roundtable interview …": a name alone labels the
         // photo of the sentence after it.
-        if &text[..=i] == "PERSON." {
+        if i == 6 && text.starts_with("PERSON.") {
             return first_sentence(&text[i + 2..]);
         }
         return &text[..=i];
@@ -1475,7 +1480,8 @@ const MODALS: [&str; 14] = [
     "mustn't",
 ];
 
-/// Verbs before a quotation that is the picture's own text: "a sign that reads 'Exit'".
+/// Words before a quotation that is the picture's own text: "a sign that reads 'Exit'", "shirts
+/// proclaiming …", "the main story title …".
 const QUOTING: [&str; 11] = [
     "says",
     "reads",
@@ -2663,6 +2669,8 @@ mod tests {
             "With opportunities for revenue growth becoming increasingly squeezed, Canada's \
              big banks are focusing more on their wealth management divisions.",
             "Acme Corp holds talks with regulators",
+            "Boeing standing firm",
+            "Based in London, the company reported higher profits.",
         ] {
             assert_eq!(
                 verdict(caption),

@@ -431,17 +431,24 @@ impl Generator {
             // ones it contradicts).
             let mut names: Vec<Cow<'_, str>> =
                 p.words.iter().map(|w| words::singular(&w.lower)).collect();
+            let mut people = mentions_people(p);
             // What the reading left out is in the picture too: "a vertical painting. … She wears
-            // glasses …" asks no "How many glasses? — 0".
-            if text.len() < captions[i].len() {
+            // glasses …" asks no "How many glasses? — 0", nor one of people or what they wear
+            // when a later sentence names them.
+            if text != &captions[i] {
+                let before = names.len();
                 names.extend(
                     captions[i]
                         .split(|c: char| !c.is_alphanumeric() && c != '-')
-                        .filter(|w| !w.is_empty())
+                        .filter(|w| w.contains(char::is_alphanumeric))
                         .map(|w| Cow::Owned(words::singular(&w.to_lowercase()).into_owned())),
                 );
+                people |= names[before..]
+                    .iter()
+                    .any(|n| words::is_person_noun(n) || n == "person");
+                names.sort_unstable();
+                names.dedup();
             }
-            let people = mentions_people(p);
             if let Some((question, noun)) = self
                 .reservoir
                 .borrow(&names, people, None)

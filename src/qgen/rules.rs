@@ -682,17 +682,32 @@ impl<'a> Clause<'a> {
                 && is_a_named_thing_shown(self.p, 0, self.subject.1))
     }
 
-    /// Whether the subject is the picture itself, a kind of picture followed by what it is of
-    /// ("Icon of a globe with a connected network symbol inside a rounded square", "Logo of a bird
-    /// …"): a place after it is its content's, for the picture is the whole frame, in nothing.
+    /// Whether the subject is the picture itself, a kind of picture that fills the frame followed
+    /// by what it is of ("Icon of a globe with a connected network symbol inside a rounded
+    /// square", "Logo of a bird …"): a place after it is its content's. A map, a poster or a
+    /// painting may hang somewhere in a photograph ("A map of Europe on the wall").
     fn is_a_picture_of(&self) -> bool {
-        let head = self.p.words[self.head].lower.as_str();
-        (PICTURE_KINDS.contains(&head) || head == "icon")
-            && self
-                .p
-                .words
-                .get(self.head + 1)
-                .is_some_and(|w| w.lower == "of")
+        let head = singular(&self.p.words[self.head].lower);
+        matches!(
+            &*head,
+            "icon"
+                | "logo"
+                | "screenshot"
+                | "diagram"
+                | "chart"
+                | "graph"
+                | "plot"
+                | "infographic"
+                | "illustration"
+                | "drawing"
+                | "sketch"
+                | "cartoon"
+                | "rendering"
+        ) && self
+            .p
+            .words
+            .get(self.head + 1)
+            .is_some_and(|w| w.lower == "of")
     }
 
     /// Whether the subject is what a picture is of, by a common noun: a kind of picture
@@ -2038,6 +2053,8 @@ fn colors_and_counts(p: &Parse, clause: Option<&Clause>, seed: u64, out: &mut Ve
                 i += 1;
                 continue;
             }
+            // Nor "Are there four people?" of them, which asks of the whole picture too.
+            yes_no_done |= others;
             let q = match tail {
                 Some(t) => question(&["How many", &noun_words, "are", &t]),
                 None => question(&["How many", &noun_words, "are there"]),
@@ -2528,6 +2545,11 @@ mod tests {
             });
         }
         has("A map on the wall", "Where is the map?", "on the wall");
+        has(
+            "A map of Europe on the wall",
+            "Where is the map?",
+            "on the wall",
+        );
         // What people are in together is no place.
         let cafe = "Four people are in conversation outside a cafe.";
         not_asked(cafe, &|(_, a)| a.contains("conversation"));
@@ -2540,6 +2562,9 @@ mod tests {
         not_asked(cafe, &|(q, _)| {
             q == "How many people are there?" || q.starts_with("Are there four")
         });
+        // A count with its predicate holds; the bare yes/no does not.
+        let bench = "Four people sitting on a bench as a woman walks past.";
+        not_asked(bench, &|(q, _)| q.starts_with("Are there four"));
         // A woman is no man, and a count without others stands.
         has(
             "Two men and a woman sit on a bench.",

@@ -394,7 +394,7 @@ pub const META: [&str; 16] = [
 
 /// Nouns that say what kind of picture a caption's picture is, when they open it ("an animated
 /// line drawing of …", "a map of …"); not the words every picture is ("image", "picture", "view").
-pub const PICTURE_KINDS: [&str; 19] = [
+pub const PICTURE_KINDS: [&str; 20] = [
     "photograph",
     "photo",
     "portrait",
@@ -414,6 +414,7 @@ pub const PICTURE_KINDS: [&str; 19] = [
     "collage",
     "graph",
     "plot",
+    "icon",
 ];
 
 /// Whether a singular lower-case noun names a picture: one of [`META`] or [`PICTURE_KINDS`] ("a
@@ -886,9 +887,9 @@ pub fn is_person_act(lemma: &str) -> bool {
 /// name in the present participle ("Kitty Wells holding a guitar and looking at the camera"); a
 /// headline says it with a finite verb of a company or a country ("Apple holds an event", "Fed
 /// holds rates"), so only the participle marks a person.
-const POSTURES: [&str; 14] = [
+const POSTURES: [&str; 13] = [
     "hold", "carry", "wear", "sit", "stand", "kneel", "lean", "look", "stare", "gaze", "wave",
-    "ride", "walk", "hug",
+    "ride", "walk",
 ];
 
 /// Whether a verb's lemma is one of [`POSTURES`].
