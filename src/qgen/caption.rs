@@ -278,9 +278,9 @@ fn without_teaser(text: &str) -> &str {
 /// when, or a participle's clause, before a comma has its subject after the comma.
 pub fn subject_is_visible(p: &Parse) -> bool {
     // "At night, in the light of an open-fronted cafe, four people are in conversation",
-    // "Trapped in southern Mexico, hundreds of African migrants protest …"; not "With
-    // opportunities … squeezed, Canada's big banks are focusing …", a story's reason, nor "Based
-    // in London, the company reported …", whose London is no subject.
+    // "Stranded by the decision, two dogs wait for rescuers"; not "With opportunities …
+    // squeezed, Canada's big banks are focusing …", a story's reason, nor "Based in London, the
+    // company reported …", whose London is no subject.
     let fronted = p.chunks.first().is_some_and(|first| {
         (matches!(first.kind, ChunkKind::Pp { .. })
             && matches!(
@@ -2648,7 +2648,7 @@ mod tests {
         for caption in [
             "At night, in the light of an open-fronted cafe, four people are in conversation, \
              while a woman looks out to the street from the door.",
-            "Trapped in the rubble, two dogs wait for rescuers.",
+            "Stranded by the decision, two dogs wait for rescuers.",
             "Kitty Wells holding a guitar and looking at the camera",
             // A caption's verb the lexicon knows first as a plural noun is no title case.
             "PERSON boards Air Force One at Yangon International Airport.",
@@ -2659,11 +2659,14 @@ mod tests {
             "A colourful photo of several people with linked arms wearing shirts proclaiming \
              \"this is what a feminist looks like\"",
             "A grave in a cemetery, marked with wreaths of flowers.",
-            // A name alone labels the sentence after it.
-            "PERSON. PERSON speaks during a roundtable interview in Annapolis, Md.",
         ] {
             assert_eq!(verdict(caption), None, "{caption}");
         }
+        // A name alone labels the sentence after it, which is read instead.
+        assert_eq!(
+            read("PERSON. PERSON speaks during a roundtable interview in Annapolis.").text,
+            "PERSON speaks during a roundtable interview in Annapolis."
+        );
         // Not a story's reason before the comma, nor a company's finite verb.
         for caption in [
             "With opportunities for revenue growth becoming increasingly squeezed, Canada's \

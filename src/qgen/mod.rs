@@ -443,9 +443,7 @@ impl Generator {
                         .filter(|w| w.contains(char::is_alphanumeric))
                         .map(|w| Cow::Owned(words::singular(&w.to_lowercase()).into_owned())),
                 );
-                people |= names[before..]
-                    .iter()
-                    .any(|n| words::is_person_noun(n) || n == "person");
+                people |= names[before..].iter().any(|n| words::is_person_noun(n));
                 names.sort_unstable();
                 names.dedup();
             }
