@@ -55,6 +55,9 @@ EIGHTH = ["boilerpipe", "cleanmark", "zyte"]
 # Held out at stop 68: recent security and tech blog pages (scripts/fetch_web_alts.sh), every kept
 # caption labelled blind before any Q/A of them was looked at.
 NINTH = ["domdown"]
+# Held out at stop 69: article pages of 181 sites (Zyte's article-extraction-benchmark, from
+# GitHub), every kept caption of a blind sample labelled before any Q/A of them was looked at.
+TENTH = ["aeb"]
 SECOND = ["trafilatura", "artext", "htmldate", "htmd"]
 
 
@@ -108,7 +111,8 @@ def main() -> int:
                          f"second set: {', '.join(SECOND)}; third set: {', '.join(THIRD)}; "
                          f"fourth set: {', '.join(FOURTH)}; fifth set: {', '.join(FIFTH)}; "
                          f"sixth set: {', '.join(SIXTH)}; seventh set: {', '.join(SEVENTH)}; "
-                         f"eighth set: {', '.join(EIGHTH)}; ninth set: {', '.join(NINTH)})")
+                         f"eighth set: {', '.join(EIGHTH)}; ninth set: {', '.join(NINTH)}; "
+                         f"tenth set: {', '.join(TENTH)})")
     ap.add_argument("--failures", action="store_true",
                     help="list the Q/A labelled invalid, by failure kind")
     ap.add_argument("--uniform", type=int, default=0,
