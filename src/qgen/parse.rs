@@ -460,7 +460,18 @@ pub fn parse(caption: &str) -> Parse {
         }
         // "as he arrives home": "home" right after a verb, before no noun, says where to; it is
         // no object to ask "What does he arrive?" of.
-        if lower == "home"
+        // So are "onstage", "backstage", "outdoors" ("sitting onstage with …").
+        if (lower == "home"
+            || matches!(
+                lower.as_str(),
+                "onstage"
+                    | "offstage"
+                    | "backstage"
+                    | "outdoors"
+                    | "indoors"
+                    | "upstairs"
+                    | "downstairs"
+            ))
             && words.last().is_some_and(|w: &Word| w.pos == Pos::Verb)
             && tags
                 .get(i + 1)
@@ -1694,7 +1705,13 @@ impl Parse {
         artist
             && matches!(
                 self.words[head].lower.as_str(),
-                "impression" | "interpretation" | "conception" | "depiction" | "rendition"
+                "impression"
+                    | "interpretation"
+                    | "conception"
+                    | "concept"
+                    | "depiction"
+                    | "rendition"
+                    | "rendering"
             )
     }
 

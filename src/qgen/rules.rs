@@ -1149,6 +1149,18 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 // "What is the woman doing? — looking at a painting", not "— looking".
                 (None, None) => p.infinitive_after(v.end).or(looked_at).unwrap_or(v.end),
             };
+            // "PERSON and PERSON look on at a press conference": "on" before another
+            // preposition, or last, is the verb's particle ("— look on", not "— look").
+            let end = match p.words.get(end) {
+                Some(w)
+                    if end == v.end
+                        && w.lower == "on"
+                        && p.words.get(end + 1).is_none_or(|n| n.pos == Pos::Adp) =>
+                {
+                    end + 1
+                }
+                _ => end,
+            };
             // Not "What does PERSON do? — looks" of "looks great", "— demonstrates" of
             // "demonstrates how to use …" nor "— continues" of "continues to keep mum": a verb
             // without its complement is no answer.
@@ -1178,6 +1190,16 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 || c.complement.is_some()
                 // Nor "— holds" of a verb that needs the object the reading did not find.
                 || c.lacks_its_object()
+                // Nor "What does the row of vehicles do? — sits", "What is the folded duvet
+                // doing? — lying": a thing that stays put does nothing; its place is asked below.
+                || (end == v.end
+                    && !c.subject_is_person()
+                    && !is_animal(&singular(&p.words[c.head].lower))
+                    && !gathers(&singular(&p.words[c.head].lower))
+                    && matches!(
+                        any_lemma(&p.words[v.head].lower).as_str(),
+                        "sit" | "stand" | "lie" | "rest" | "wait"
+                    ))
                 // Nor "— go" of "go to Rare Salon": going is to somewhere, asked as a place.
                 || (end == v.end
                     && matches!(
@@ -1468,7 +1490,11 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
     let p = c.p;
     let subject_asked = out.iter().any(|q| q.span == Some(c.subject));
     let kind = c.picture.map(|(_, _, h)| p.words[h].lower.as_str());
-    if let Some((start, end, _)) = c.picture {
+    if let Some((mut start, end, _)) = c.picture {
+        // "This file photo shows …": the answer is "file photo", not "this file photo".
+        if matches!(p.words[start].lower.as_str(), "this" | "these") && start + 1 < end {
+            start += 1;
+        }
         let q = "What kind of picture is this?".to_string();
         out.push(Proposal::of_span(p, q, (start, end), AnswerType::Object));
     }
@@ -4299,6 +4325,45 @@ mod tests {
             "A collage of diverse, smiling faces.",
             "What does the collage show?",
             "diverse, smiling faces",
+        );
+        has(
+            "PERSON and PERSON look on at a press conference",
+            "What do PERSON and PERSON do?",
+            "look on",
+        );
+        // A demonstrative is no part of the picture's kind.
+        has(
+            "This file photo shows pills arranged for a photo at a pharmacy",
+            "What kind of picture is this?",
+            "file photo",
+        );
+        // An adverb of place is no object.
+        not_asked(
+            "Disney's PERSON sitting onstage with PERSON at the conference",
+            &|(_, a)| a == "onstage",
+        );
+        // A verb the lexicon knows first as a noun, after a subject and its phrase.
+        has(
+            "Police in riot gear move through a cloud of smoke",
+            "Who moves through a cloud of smoke?",
+            "police",
+        );
+        has(
+            "A giraffe is standing next to a tall tree.",
+            "What is the giraffe doing?",
+            "standing",
+        );
+        // A thing that stays put does nothing to ask about; where it stays is asked.
+        let row = "A long row of unsold vehicles sits at a dealership";
+        not_asked(row, &|(q, _)| q.ends_with(" do?"));
+        has(
+            row,
+            "Where does the long row of unsold vehicles sit?",
+            "at a dealership",
+        );
+        not_asked(
+            "A folded duvet is lying on the dresser against the background of a blurred window.",
+            &|(q, _)| q.ends_with(" doing?"),
         );
     }
 }

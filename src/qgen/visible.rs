@@ -706,7 +706,7 @@ const SHOWN_UNNAMED: [(&[&str], &[&str]); 19] = [
         &["desk", "office"],
         &[
             "table", "chair", "computer", "lamp", "phone", "book", "laptop", "monitor", "screen",
-            "keyboard",
+            "keyboard", "cabinet", "shelf", "plant",
         ],
     ),
     (
@@ -746,6 +746,10 @@ const SHOWN_UNNAMED: [(&[&str], &[&str]); 19] = [
             "highway",
             "intersection",
             "avenue",
+            // "along Memorial Drive": a road by its name.
+            "drive",
+            "boulevard",
+            "freeway",
         ],
         &[
             "car", "bus", "truck", "van", "taxi", "bicycle", "bike", "vehicle",

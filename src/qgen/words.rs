@@ -357,8 +357,9 @@ pub const LOCATIVE: [&str; 33] = [
 
 /// Nouns for people or things gathered in a shape, which a picture shows through what they
 /// gather: "a squad of men", "a long line of people", "a sea of umbrellas".
-pub const GATHERINGS: [&str; 12] = [
+pub const GATHERINGS: [&str; 13] = [
     "squad",
+    "lineup",
     "line",
     "column",
     "queue",
@@ -557,10 +558,36 @@ pub fn singular(noun: &str) -> Cow<'_, str> {
     }
 }
 
+/// Nouns whose plural is the singular: "How many aircraft are there?", not "aircrafts".
+const SAME_IN_PLURAL: [&str; 9] = [
+    "aircraft",
+    "spacecraft",
+    "hovercraft",
+    "deer",
+    "moose",
+    "bison",
+    "fish",
+    "series",
+    "species",
+];
+
 /// The plural of a lower-case singular noun.
 pub fn plural(noun: &str) -> String {
     if let Some((p, _)) = IRREGULAR_NOUNS.iter().find(|(_, s)| *s == noun) {
         return p.to_string();
+    }
+    if SAME_IN_PLURAL.contains(&noun) {
+        return noun.to_string();
+    }
+    // "policeman", "fisherman", "snowman": "-men"; but "human", "German", "shaman" take "-s".
+    if let Some(stem) = noun.strip_suffix("man")
+        && stem.len() > 2
+        && !matches!(
+            noun,
+            "human" | "german" | "shaman" | "talisman" | "caiman" | "ottoman"
+        )
+    {
+        return format!("{stem}men");
     }
     if noun.ends_with('y')
         && !noun.ends_with("ay")
@@ -739,7 +766,7 @@ pub const DEPICTING: [&str; 6] = [
 
 /// Verbs of what people and animals do in photographs, as lemmas: a word among them that the
 /// lexicon tags as a noun may be a caption's verb ("a pedestrian walks through snow").
-const CAPTION_VERBS: [&str; 104] = [
+const CAPTION_VERBS: [&str; 105] = [
     "walk",
     "stand",
     "sit",
@@ -845,6 +872,8 @@ const CAPTION_VERBS: [&str; 104] = [
     // "PERSON boards Air Force One": the lexicon knows "boards" first as a plural noun.
     "board",
     "exit",
+    // "Police in riot gear move through a cloud of smoke".
+    "move",
 ];
 
 /// Whether a lower-case lemma is a verb of [`CAPTION_VERBS`].
@@ -873,9 +902,28 @@ pub const INVARIANT_PASTS: [&str; 8] =
 /// Verbs (lemmas) of what only people do where a camera sees it: a name they follow is a
 /// person's ("LeBron James reacts …"). Not "celebrate" or "dance": a company celebrates an
 /// anniversary, a bird dances.
-const PERSON_ACTS: [&str; 15] = [
-    "react", "smile", "pose", "laugh", "grin", "gesture", "shout", "kiss", "hug", "frown", "wink",
-    "yell", "weep", "applaud", "shrug",
+const PERSON_ACTS: [&str; 20] = [
+    "react",
+    "smile",
+    "pose",
+    "laugh",
+    "grin",
+    "gesture",
+    "shout",
+    "kiss",
+    "hug",
+    "frown",
+    "wink",
+    "yell",
+    "weep",
+    "applaud",
+    "shrug",
+    // Sport's and stage's acts: "LeBron James dunks during …", "… Brothers perform".
+    "dunk",
+    "perform",
+    "sing",
+    "dance",
+    "celebrate",
 ];
 
 /// Whether a verb's lemma is one of [`PERSON_ACTS`].
@@ -1118,6 +1166,11 @@ mod tests {
         assert_eq!(plural("toy"), "toys");
         assert_eq!(plural("woman"), "women");
         assert_eq!(plural("potato"), "potatoes");
+        assert_eq!(plural("aircraft"), "aircraft");
+        assert_eq!(plural("deer"), "deer");
+        assert_eq!(plural("policeman"), "policemen");
+        assert_eq!(plural("snowman"), "snowmen");
+        assert_eq!(plural("human"), "humans");
         assert_eq!(singular("tomatoes"), "tomato");
         assert_eq!(verb_lemma("catches").as_deref(), Some("catch"));
         assert_eq!(verb_lemma("plays").as_deref(), Some("play"));
