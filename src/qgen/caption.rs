@@ -1850,6 +1850,16 @@ fn is_story(sentence: &str, words: &Words) -> bool {
             && w[1].starts_with(|c: char| c == '$' || c.is_ascii_digit()))
             || (w[0] == "to" && matches!(w[1], "promote" | "plug" | "advertise"))
     });
+    // "2017 Lexus LC500 coupe arrives in the Philippines", "Drop top 2019 Lexus LC Convertible
+    // is …": a model year before a make, at the start, names a car of the market, the story's.
+    let model_year = tokens.iter().take(3).enumerate().any(|(i, t)| {
+        t.len() == 4
+            && (t.starts_with("19") || t.starts_with("20"))
+            && t.bytes().all(|b| b.is_ascii_digit())
+            && tokens
+                .get(i + 1)
+                .is_some_and(|n| n.starts_with(char::is_uppercase))
+    });
     // "Smudge the cat leaves his mark on social media", "J.J. Watt took to Twitter …",
     // "Museums … around the world": what happens online or all over the world is no picture's.
     let online_or_everywhere = lower.iter().enumerate().any(|(i, w)| {
@@ -1890,6 +1900,7 @@ fn is_story(sentence: &str, words: &Words) -> bool {
         || reports_speech
         || thinking
         || online_or_everywhere
+        || model_year
         || status
         || perfect
         || biography
@@ -2750,6 +2761,12 @@ mod tests {
         for caption in [
             "This topless Hyundai PERSON is the strangest thing you'll see today",
             "Members of Writers Guild of America consider firing their agents en masse",
+            // A model year before a make; what happens online; a status the news gives.
+            "2017 Lexus LC500 coupe arrives in the Philippines",
+            "Smudge the cat leaves his mark on social media",
+            "Museums of archaeology and archaeological sites around the world",
+            "One man is dead after a suspected robbery gone wrong.",
+            "A howl in the woods that has left biologists scratching their heads",
         ] {
             assert_eq!(
                 verdict(caption),

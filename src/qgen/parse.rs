@@ -171,10 +171,10 @@ pub struct Parse {
 }
 
 /// Nouns that measure or hold what follows "of": "a cup of coffee" is one noun phrase.
-pub const QUANTITY_NOUNS: [&str; 25] = [
+pub const QUANTITY_NOUNS: [&str; 28] = [
     "bunch", "bowl", "box", "couple", "cup", "dozen", "flock", "glass", "group", "herd", "lot",
     "lots", "number", "pair", "piece", "pile", "plate", "row", "set", "slice", "stack", "team",
-    "variety", "bottle", "crowd",
+    "variety", "bottle", "crowd", "cloud", "plume", "puff",
 ];
 
 /// Whether `noun` (singular, lower case) measures, holds or gathers what follows its "of": "a

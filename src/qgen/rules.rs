@@ -636,8 +636,20 @@ impl<'a> Clause<'a> {
                 (place, dropped)
             })
             .collect();
+        // "Who dunks during the first half of the team's NBA basketball game?": a "during"
+        // phrase is a time, which no picture settles, even when nothing else is left to ask.
+        let mut during = false;
         let keep_all = parts.is_empty() && places.iter().all(|&(_, named)| named);
         for (place, named) in places {
+            // (An "of" phrase goes with the phrase before it.)
+            during = match self.p.words[place.start].lower.as_str() {
+                "during" => true,
+                "of" => during,
+                _ => false,
+            };
+            if during {
+                continue;
+            }
             if keep_all || !named {
                 parts.push(self.words(place.start, place.end));
             }
@@ -1490,8 +1502,18 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
     let p = c.p;
     let subject_asked = out.iter().any(|q| q.span == Some(c.subject));
     let kind = c.picture.map(|(_, _, h)| p.words[h].lower.as_str());
-    if let Some((mut start, end, _)) = c.picture {
-        // "This file photo shows …": the answer is "file photo", not "this file photo".
+    // "This file photo shows …", "A handout photo of …": where a picture came from is no kind
+    // one could tell by looking at it.
+    let provenance = c.picture.is_some_and(|(start, end, _)| {
+        p.words[start..end].iter().any(|w| {
+            matches!(
+                w.lower.as_str(),
+                "file" | "handout" | "archive" | "undated" | "courtesy"
+            )
+        })
+    });
+    if let Some((mut start, end, _)) = c.picture.filter(|_| !provenance) {
+        // "This photo shows …": the answer is "photo", not "this photo".
         if matches!(p.words[start].lower.as_str(), "this" | "these") && start + 1 < end {
             start += 1;
         }
@@ -4331,11 +4353,27 @@ mod tests {
             "What do PERSON and PERSON do?",
             "look on",
         );
-        // A demonstrative is no part of the picture's kind.
+        // A demonstrative is no part of the picture's kind, and where a picture came from is
+        // no kind.
         has(
-            "This file photo shows pills arranged for a photo at a pharmacy",
+            "This illustration shows a newfound reservoir of stellar fuel",
             "What kind of picture is this?",
-            "file photo",
+            "illustration",
+        );
+        not_asked(
+            "This file photo shows pills arranged for a photo at a pharmacy",
+            &|(q, _)| q == "What kind of picture is this?",
+        );
+        // A time is no part of a subject's question, whatever else is left to ask.
+        not_asked(
+            "PERSON dunks during the first half of the team's basketball game",
+            &|(q, _)| q.contains("during"),
+        );
+        // What a cloud is of goes with it.
+        has(
+            "Police in riot gear move through a cloud of smoke",
+            "What do the police move through?",
+            "a cloud of smoke",
         );
         // An adverb of place is no object.
         not_asked(
