@@ -132,7 +132,8 @@ pub fn rules_verdict(reading: Option<NotDescription>, parsed: &Parse) -> Option<
 /// A diagram's or a figure's label before its description ("Humans in the loop: A single loop
 /// with a human at the top …") left out: a short title, a colon, and an article or a
 /// demonstrative opening a sentence ("Festival fashion accessory: This seemingly stylish
-/// handbag …"). A headline's subtitle rarely opens with one. A tabloid's label goes too before a
+/// handbag …"), or an indefinite article in lower case ("Business focus: a camera lens"). A
+/// headline's subtitle rarely opens with one. A tabloid's label goes too before a
 /// name that acts ([`name_acts`]: "Brotherly love: Little Kai peered over at …") or before the
 /// filter's PERSON ("Picture perfect: PERSON with PERSON in the 1955 movie …", "Father and son:
 /// PERSON and son Brody, shown together …"), unless it calls to action ("Watch: Soldier swims up
@@ -1534,7 +1535,7 @@ const ROLES: [&str; 13] = [
 
 /// Verbs of saying: a caption that reports speech is the story's ("Trump picks Treasury
 /// secretary, says he'll leave his business", "PERSON' sister talks about her brother").
-const SAYING: [&str; 21] = [
+const SAYING: [&str; 27] = [
     "say",
     "says",
     "said",
@@ -1556,6 +1557,13 @@ const SAYING: [&str; 21] = [
     "claim",
     "claims",
     "insists",
+    // "PERSON warns American dream is in danger of becoming a 'myth'".
+    "warns",
+    "warned",
+    "urges",
+    "urged",
+    "vows",
+    "vowed",
 ];
 
 /// Verbs of thinking and hoping: what someone believes or expects is the story's, not the
@@ -2764,6 +2772,7 @@ mod tests {
             // A model year before a make; what happens online; a status the news gives.
             "2017 Lexus LC500 coupe arrives in the Philippines",
             "Smudge the cat leaves his mark on social media",
+            "PERSON warns American dream is in danger of becoming a 'myth'",
             "Museums of archaeology and archaeological sites around the world",
             "One man is dead after a suspected robbery gone wrong.",
             "A howl in the woods that has left biologists scratching their heads",

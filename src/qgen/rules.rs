@@ -4382,6 +4382,11 @@ mod tests {
         );
         // A verb the lexicon knows first as a noun, after a subject and its phrase.
         has(
+            "Demonstrators from the anarchist group Black Bloc clash with police during a protest",
+            "Who clashes with police?",
+            "demonstrators",
+        );
+        has(
             "Police in riot gear move through a cloud of smoke",
             "Who moves through a cloud of smoke?",
             "police",

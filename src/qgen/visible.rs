@@ -821,6 +821,8 @@ mod tests {
         assert!(overlaps("dress", "toast") && overlaps("cake", "muffin"));
         assert!(overlaps("plate", "cake") && overlaps("table", "desk"));
         assert!(overlaps("van", "plane") && overlaps("phone", "rally"));
+        // An office's cabinets, a road's trucks when the road goes by its name ("Memorial Drive").
+        assert!(overlaps("cabinet", "office") && overlaps("truck", "drive"));
         assert!(!overlaps("toast", "dress") && !overlaps("dog", "rally"));
         // Text is on a screen as often as not.
         assert!(overlaps("screen", "text") && overlaps("phone", "message"));

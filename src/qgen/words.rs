@@ -766,7 +766,7 @@ pub const DEPICTING: [&str; 6] = [
 
 /// Verbs of what people and animals do in photographs, as lemmas: a word among them that the
 /// lexicon tags as a noun may be a caption's verb ("a pedestrian walks through snow").
-const CAPTION_VERBS: [&str; 105] = [
+const CAPTION_VERBS: [&str; 106] = [
     "walk",
     "stand",
     "sit",
@@ -872,8 +872,10 @@ const CAPTION_VERBS: [&str; 105] = [
     // "PERSON boards Air Force One": the lexicon knows "boards" first as a plural noun.
     "board",
     "exit",
-    // "Police in riot gear move through a cloud of smoke".
+    // "Police in riot gear move through a cloud of smoke", "Demonstrators from … clash with
+    // police".
     "move",
+    "clash",
 ];
 
 /// Whether a lower-case lemma is a verb of [`CAPTION_VERBS`].
