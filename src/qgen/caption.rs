@@ -145,21 +145,32 @@ fn without_label(text: &str) -> &str {
         Some((label, rest))
             if opens_as_a_picture(rest)
                 || (label.split_whitespace().count() <= 5
-                    && ["A ", "An ", "The ", "This ", "These ", "a ", "an "]
+                    && ["A ", "An ", "The ", "This ", "These "]
                         .iter()
                         .any(|a| rest.starts_with(a)))
+                // In lower case only after a label that neither calls to action ("Watch: a bear
+                // breaks into a car") nor names the story.
+                || (label.split_whitespace().count() <= 5
+                    && ["a ", "an "].iter().any(|a| rest.starts_with(a))
+                    && !calls(label)
+                    && !names_a_story(label))
                 || (label.split_whitespace().count() <= 6
                     && (name_acts(rest) || rest.starts_with("PERSON ") || aged(rest))
-                    && !label
-                        .split_whitespace()
-                        .next()
-                        .is_some_and(|w| CALLS.contains(&w.to_lowercase().as_str()))
+                    && !calls(label)
                     && !names_a_story(label)) =>
         {
             rest
         }
         _ => text,
     }
+}
+
+/// Whether a label before a colon opens with a call to action ("Watch:", [`CALLS`]).
+fn calls(label: &str) -> bool {
+    label
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| CALLS.contains(&w.to_lowercase().as_str()))
 }
 
 /// Whether `text` opens by saying what kind of picture it is of what: an indefinite article, up
@@ -1452,15 +1463,14 @@ const EVENTS: [&str; 14] = [
     "confirms",
 ];
 
-/// Sites and the web as where something is done ("on Twitter", "to Instagram", "online").
-const ONLINE: [&str; 8] = [
+/// Sites of the web as where something is done ("on Twitter", "to Instagram").
+const ONLINE: [&str; 7] = [
     "twitter",
     "facebook",
     "instagram",
     "youtube",
     "tiktok",
     "snapchat",
-    "online",
     "reddit",
 ];
 
@@ -1690,7 +1700,9 @@ fn opens_like_a_headline(lower: &[String]) -> bool {
 /// after "but"), the story's future ("is to go"), a present perfect, a biography's
 /// "is president of", a name defined ("X is a …"), the reader addressed ("you", "we"), a web
 /// address, the story's events ([`EVENTS`]), a price or a promotion, a picture posted online, or
-/// a headline's opening (`opens_like_a_headline`).
+/// a headline's opening (`opens_like_a_headline`); also what someone thinks or denies, what
+/// happens online or around the world, a status the news gives ("is dead"), and a model year
+/// before a make ("2017 Lexus LC500 coupe arrives …").
 fn is_story(sentence: &str, words: &Words) -> bool {
     if let Some(at) = sentence.find(": ")
         && sentence[at + 2..].starts_with(|c: char| c.is_uppercase() || c == '\'' || c == '"')
@@ -1860,34 +1872,55 @@ fn is_story(sentence: &str, words: &Words) -> bool {
     });
     // "2017 Lexus LC500 coupe arrives in the Philippines", "Drop top 2019 Lexus LC Convertible
     // is …": a model year before a make, at the start, names a car of the market, the story's.
+    // ("A 1967 Ford Mustang parked outside a diner", "The 2019 Tour de France peloton": after
+    // an article, a year dates a thing or an event the picture shows.)
     let model_year = tokens.iter().take(3).enumerate().any(|(i, t)| {
-        t.len() == 4
-            && (t.starts_with("19") || t.starts_with("20"))
-            && t.bytes().all(|b| b.is_ascii_digit())
+        is_year(t)
+            && tokens[..i]
+                .iter()
+                .all(|w| !matches!(w.to_lowercase().as_str(), "a" | "an" | "the"))
             && tokens
                 .get(i + 1)
                 .is_some_and(|n| n.starts_with(char::is_uppercase))
     });
     // "Smudge the cat leaves his mark on social media", "J.J. Watt took to Twitter …",
     // "Museums … around the world": what happens online or all over the world is no picture's.
-    let online_or_everywhere = lower.iter().enumerate().any(|(i, w)| {
-        let next = |k: usize| lower.get(i + k).map_or("", String::as_str);
-        let owner = matches!(next(1), "his" | "her" | "their" | "its");
-        let site = next(if owner { 2 } else { 1 });
-        (matches!(w.as_str(), "on" | "to")
-            && (ONLINE.contains(&site)
-                || (site == "social" && next(if owner { 3 } else { 2 }) == "media")))
-            || (matches!(w.as_str(), "around" | "across")
-                && next(1) == "the"
-                && matches!(next(2), "world" | "globe"))
+    // (Not "A man watches a video on YouTube on his laptop", nor "A map of flight routes
+    // around the world": a screen or a map shows what is online or everywhere.)
+    let shown_on = lower.iter().any(|w| {
+        matches!(
+            &*singular(w),
+            "screen"
+                | "phone"
+                | "smartphone"
+                | "laptop"
+                | "computer"
+                | "tablet"
+                | "monitor"
+                | "tv"
+                | "map"
+                | "globe"
+        )
     });
+    let online_or_everywhere = !shown_on
+        && lower.iter().enumerate().any(|(i, w)| {
+            let next = |k: usize| lower.get(i + k).map_or("", String::as_str);
+            let owner = matches!(next(1), "his" | "her" | "their" | "its");
+            let site = next(if owner { 2 } else { 1 });
+            (matches!(w.as_str(), "on" | "to")
+                && (ONLINE.contains(&site)
+                    || (site == "social" && next(if owner { 3 } else { 2 }) == "media")))
+                || (matches!(w.as_str(), "around" | "across")
+                    && next(1) == "the"
+                    && matches!(next(2), "world" | "globe"))
+        });
     // "One man is dead after a suspected robbery …", "Major sports bodies are guilty of …": a
     // status the news gives, which no picture shows.
     let status = lower.windows(2).any(|w| {
         matches!(w[0].as_str(), "is" | "are" | "was" | "were")
             && matches!(
                 w[1].as_str(),
-                "dead" | "guilty" | "missing" | "innocent" | "responsible"
+                "dead" | "guilty" | "innocent" | "responsible"
             )
     });
     // "PERSON hasn't made an honest dollar", "doesn't mess around": what someone has not done or
@@ -1959,9 +1992,12 @@ const TEXT_BEARERS: [&str; 9] = [
 /// a person, a newspaper or a source says is the story's ("Britain's Guardian newspaper says …",
 /// "A source said …").
 fn thing_shows_text(words: &Words, at: usize) -> bool {
-    at >= 2
-        && words.written[at - 1].starts_with(char::is_lowercase)
-        && TEXT_BEARERS.contains(&&*singular(&words.lower[at - 1]))
+    // "A sign at the trailhead warns hikers of bears": the bearer may have a phrase of its own.
+    (at.saturating_sub(4)..at).any(|b| {
+        b >= 1
+            && words.written[b].starts_with(char::is_lowercase)
+            && TEXT_BEARERS.contains(&&*singular(&words.lower[b]))
+    })
 }
 
 /// Month names and their abbreviations ("may" and "march" only before a day or year).
@@ -2762,9 +2798,19 @@ mod tests {
             "Los Angeles Lakers' LeBron James dunks during the first half of the team's NBA \
              basketball game against the Oklahoma City Thunder",
             "Current lineup of the Doobie Brothers performs",
+            // Not a year after an article, a screen's site, a map's world, a sign's warning.
+            "A 1967 Ford Mustang parked outside a diner",
+            "A man watches a video on YouTube on his laptop",
+            "A map of flight routes around the world",
+            "A sign at the trailhead warns hikers of bears",
         ] {
             assert_eq!(verdict(caption), None, "{caption}");
         }
+        // A call to action's label stays, in lower case too.
+        assert_eq!(
+            read("Watch: a bear breaks into a car").text,
+            "Watch: a bear breaks into a car"
+        );
         // The reader addressed in a contraction, and a story's verb of thought.
         for caption in [
             "This topless Hyundai PERSON is the strangest thing you'll see today",

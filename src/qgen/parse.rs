@@ -460,18 +460,9 @@ pub fn parse(caption: &str) -> Parse {
         }
         // "as he arrives home": "home" right after a verb, before no noun, says where to; it is
         // no object to ask "What does he arrive?" of.
-        // So are "onstage", "backstage", "outdoors" ("sitting onstage with …").
-        if (lower == "home"
-            || matches!(
-                lower.as_str(),
-                "onstage"
-                    | "offstage"
-                    | "backstage"
-                    | "outdoors"
-                    | "indoors"
-                    | "upstairs"
-                    | "downstairs"
-            ))
+        // So are "onstage" and "indoors", which the lexicon knows as nouns ("sitting onstage
+        // with …").
+        if matches!(lower.as_str(), "home" | "onstage" | "indoors")
             && words.last().is_some_and(|w: &Word| w.pos == Pos::Verb)
             && tags
                 .get(i + 1)

@@ -609,7 +609,11 @@ impl<'a> Clause<'a> {
         // phrase before it: "at the start of the Oktoberfest" stays, "in the Oval Office of the
         // White House" goes.
         let mut dropped = false;
-        let places: Vec<(&Chunk, bool)> = self
+        // "Who dunks during the first half of the team's NBA basketball game?": a "during"
+        // phrase (and its "of" phrases) is a time, which no picture settles, left out even when
+        // nothing else is left to ask.
+        let mut during = false;
+        let places: Vec<(&Chunk, bool, bool)> = self
             .places
             .iter()
             .filter(|&place| Some(place) != skip_place)
@@ -628,25 +632,18 @@ impl<'a> Clause<'a> {
                     }
                     _ => false,
                 };
-                dropped = if self.p.words[place.start].lower == "of" {
+                let of = self.p.words[place.start].lower == "of";
+                dropped = if of {
                     dropped
                 } else {
                     (self.p.is_named(place.start, place.end) && !people) || time
                 };
-                (place, dropped)
+                during = (of && during) || self.p.words[place.start].lower == "during";
+                (place, dropped, during)
             })
             .collect();
-        // "Who dunks during the first half of the team's NBA basketball game?": a "during"
-        // phrase is a time, which no picture settles, even when nothing else is left to ask.
-        let mut during = false;
-        let keep_all = parts.is_empty() && places.iter().all(|&(_, named)| named);
-        for (place, named) in places {
-            // (An "of" phrase goes with the phrase before it.)
-            during = match self.p.words[place.start].lower.as_str() {
-                "during" => true,
-                "of" => during,
-                _ => false,
-            };
+        let keep_all = parts.is_empty() && places.iter().all(|&(_, named, _)| named);
+        for (place, named, during) in places {
             if during {
                 continue;
             }
