@@ -132,7 +132,8 @@ pypi zyte zyte-parsers 0.5.1
 pypi domdown domdown 0.3.6
 if [ ! -s "$out/aeb.txt" ]; then
   if [ -n "${AEB_DIR:-}" ]; then
-    ln -s "$AEB_DIR" "$tmp/aeb"
+    [ -d "$AEB_DIR/html" ] || { echo "AEB_DIR=$AEB_DIR has no html/ folder" >&2; exit 1; }
+    ln -s "$(cd "$AEB_DIR" && pwd)" "$tmp/aeb"
   else
     commit=4a3bc979f76c0df73cb95fe272e2fc1b96f9f010
     curl -sSfL -o "$tmp/aeb.tar.gz" \
@@ -236,7 +237,7 @@ sources = {
     "cleanmark": (os.path.join(tmp, "cleanmark"), lambda d, n: n == "source.htm"),
     "zyte": (os.path.join(tmp, "zyte"), lambda d, n: n.endswith((".json", ".html"))),
     "domdown": (os.path.join(tmp, "domdown"), lambda d, n: n.endswith(".html") and d.endswith(os.path.join("real", "html"))),
-    "aeb": (os.path.join(tmp, "aeb"), lambda d, n: n.endswith(".html.gz") and d.endswith("html")),
+    "aeb": (os.path.join(tmp, "aeb"), lambda d, n: n.endswith(".html.gz") and os.path.basename(d) == "html"),
 }
 FIFTH = ("dolma", "goquery", "scrapy", "artparser", "webmon", "parsel", "eatiht")
 SIXTH = ("stimson", "mediacloud")
