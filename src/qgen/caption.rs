@@ -1887,33 +1887,34 @@ fn is_story(sentence: &str, words: &Words) -> bool {
     // "Museums … around the world": what happens online or all over the world is no picture's.
     // (Not "A man watches a video on YouTube on his laptop", nor "A map of flight routes
     // around the world": a screen or a map shows what is online or everywhere.)
-    let shown_on = lower.iter().any(|w| {
-        matches!(
-            &*singular(w),
-            "screen"
-                | "phone"
-                | "smartphone"
-                | "laptop"
-                | "computer"
-                | "tablet"
-                | "monitor"
-                | "tv"
-                | "map"
-                | "globe"
-        )
-    });
-    let online_or_everywhere = !shown_on
-        && lower.iter().enumerate().any(|(i, w)| {
-            let next = |k: usize| lower.get(i + k).map_or("", String::as_str);
-            let owner = matches!(next(1), "his" | "her" | "their" | "its");
-            let site = next(if owner { 2 } else { 1 });
-            (matches!(w.as_str(), "on" | "to")
-                && (ONLINE.contains(&site)
-                    || (site == "social" && next(if owner { 3 } else { 2 }) == "media")))
-                || (matches!(w.as_str(), "around" | "across")
-                    && next(1) == "the"
-                    && matches!(next(2), "world" | "globe"))
-        });
+    let shown_on = || {
+        lower.iter().any(|w| {
+            matches!(
+                &*singular(w),
+                "screen"
+                    | "phone"
+                    | "smartphone"
+                    | "laptop"
+                    | "computer"
+                    | "tablet"
+                    | "monitor"
+                    | "tv"
+                    | "map"
+                    | "globe"
+            )
+        })
+    };
+    let online_or_everywhere = lower.iter().enumerate().any(|(i, w)| {
+        let next = |k: usize| lower.get(i + k).map_or("", String::as_str);
+        let owner = matches!(next(1), "his" | "her" | "their" | "its");
+        let site = next(if owner { 2 } else { 1 });
+        (matches!(w.as_str(), "on" | "to")
+            && (ONLINE.contains(&site)
+                || (site == "social" && next(if owner { 3 } else { 2 }) == "media")))
+            || (matches!(w.as_str(), "around" | "across")
+                && next(1) == "the"
+                && matches!(next(2), "world" | "globe"))
+    }) && !shown_on();
     // "One man is dead after a suspected robbery …", "Major sports bodies are guilty of …": a
     // status the news gives, which no picture shows.
     let status = lower.windows(2).any(|w| {
