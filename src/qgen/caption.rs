@@ -1906,11 +1906,10 @@ fn is_story(sentence: &str, words: &Words) -> bool {
     };
     let online_or_everywhere = lower.iter().enumerate().any(|(i, w)| {
         let next = |k: usize| lower.get(i + k).map_or("", String::as_str);
-        let owner = matches!(next(1), "his" | "her" | "their" | "its");
-        let site = next(if owner { 2 } else { 1 });
+        // The site's word, after an owner's pronoun if there is one ("on his Facebook page").
+        let at = 1 + usize::from(matches!(next(1), "his" | "her" | "their" | "its"));
         (matches!(w.as_str(), "on" | "to")
-            && (ONLINE.contains(&site)
-                || (site == "social" && next(if owner { 3 } else { 2 }) == "media")))
+            && (ONLINE.contains(&next(at)) || (next(at) == "social" && next(at + 1) == "media")))
             || (matches!(w.as_str(), "around" | "across")
                 && next(1) == "the"
                 && matches!(next(2), "world" | "globe"))

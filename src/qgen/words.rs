@@ -572,12 +572,13 @@ pub fn plural(noun: &str) -> String {
     if let Some((p, _)) = IRREGULAR_NOUNS.iter().find(|(_, s)| *s == noun) {
         return p.to_string();
     }
-    // "policeman", "fisherman", "snowman": "-men"; but "human", "German", "shaman" take "-s".
+    // "policeman", "fisherman", "snowman": "-men"; but "German", "shaman" take "-s" (and
+    // "human", whose stem is too short).
     if let Some(stem) = noun.strip_suffix("man")
         && stem.len() > 2
         && !matches!(
             noun,
-            "human" | "german" | "shaman" | "talisman" | "caiman" | "ottoman"
+            "german" | "shaman" | "talisman" | "caiman" | "ottoman"
         )
     {
         return format!("{stem}men");
