@@ -3,7 +3,7 @@
 //! swapped for an honest "no".
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use foldhash::fast::RandomState;
@@ -546,7 +546,10 @@ pub fn lower_case(text: &str) -> Cow<'_, str> {
 /// The singular of a lower-case noun ("dogs" → "dog", "men" → "man", "buses" → "bus"); borrowed
 /// from `noun` but for "-ies" ("puppies" → "puppy"): the rules ask it of most words they look at.
 pub fn singular(noun: &str) -> Cow<'_, str> {
-    if let Some((_, s)) = IRREGULAR_NOUNS.iter().find(|(p, _)| *p == noun) {
+    // A hash lookup, not a scan of the table: `singular` runs on most words of every caption.
+    static SINGULARS: LazyLock<HashMap<&str, &str, RandomState>> =
+        LazyLock::new(|| IRREGULAR_NOUNS.iter().copied().collect());
+    if let Some(s) = SINGULARS.get(noun) {
         return Cow::Borrowed(s);
     }
     if let Some(stem) = noun.strip_suffix("ies")
