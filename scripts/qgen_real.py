@@ -58,6 +58,9 @@ NINTH = ["domdown"]
 # Held out at stop 69: article pages of 181 sites (Zyte's article-extraction-benchmark, from
 # GitHub), every kept caption of a blind sample labelled before any Q/A of them was looked at.
 TENTH = ["aeb"]
+# Held out at stop 70: go-trafilatura's comparison pages (trafilatura's evaluation set, from
+# GitHub), every kept caption of a seeded sample labelled before any Q/A of them was looked at.
+ELEVENTH = ["gotraf"]
 SECOND = ["trafilatura", "artext", "htmldate", "htmd"]
 
 
@@ -112,7 +115,7 @@ def main() -> int:
                          f"fourth set: {', '.join(FOURTH)}; fifth set: {', '.join(FIFTH)}; "
                          f"sixth set: {', '.join(SIXTH)}; seventh set: {', '.join(SEVENTH)}; "
                          f"eighth set: {', '.join(EIGHTH)}; ninth set: {', '.join(NINTH)}; "
-                         f"tenth set: {', '.join(TENTH)})")
+                         f"tenth set: {', '.join(TENTH)}; eleventh set: {', '.join(ELEVENTH)})")
     ap.add_argument("--failures", action="store_true",
                     help="list the Q/A labelled invalid, by failure kind")
     ap.add_argument("--uniform", type=int, default=0,
