@@ -93,6 +93,12 @@ pub fn read(caption: &str) -> Reading {
     let text = without_teaser(without_label(without_dateline(text)));
     let sentence = without_condition(first_sentence(text));
     let mut described = without_times(sentence);
+    if let Some(handled) = step_object(&described) {
+        described = handled.to_string();
+    }
+    if let Some(joined) = without_thousands_commas(&described) {
+        described = joined;
+    }
     // Office's older alt text lists what it recognised: "A picture containing grass, outdoor,
     // sky, tree" (its note cut as a credit) says what the picture shows, not what a picture does.
     if let Some(listed) = described.strip_prefix("A picture containing ") {
@@ -121,6 +127,81 @@ pub fn read(caption: &str) -> Reading {
         text: described,
         not_description,
     }
+}
+
+/// "3,500 jobs" as "3500 jobs": the tokens split a number at its thousands' comma, and the count
+/// read was "500". `None` when the text has no such comma (most captions: no copy).
+fn without_thousands_commas(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    // A comma between a digit and exactly three digits.
+    let separates = |i: usize| {
+        b[i] == b','
+            && i > 0
+            && b[i - 1].is_ascii_digit()
+            && b.get(i + 1..i + 4)
+                .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+            && b.get(i + 4).is_none_or(|c| !c.is_ascii_digit())
+    };
+    let commas: Vec<usize> = (0..b.len()).filter(|&i| separates(i)).collect();
+    if commas.is_empty() {
+        return None;
+    }
+    let mut joined = String::with_capacity(text.len());
+    let mut from = 0;
+    for at in commas {
+        joined.push_str(&text[from..at]);
+        from = at + 1;
+    }
+    joined.push_str(&text[from..]);
+    Some(joined)
+}
+
+/// What a recipe's or a manual's step shows: "Kneading the bread dough on a wooden chopping
+/// board", "Pouring the olive mixture in the bread tin" name a thing handled and where it lies,
+/// the hands unnamed; read from the thing on ("the bread dough on a wooden chopping board").
+/// Only a sentence-case step whose gerund takes an object at once and which places it on or in a
+/// visible thing: "Drawing the line", "Harnessing the power of MIT alumni", "Painting of a boat"
+/// and "Typing on the new MacBook Pro" stay as they are.
+fn step_object(text: &str) -> Option<&str> {
+    let (gerund, rest) = text.split_once(' ')?;
+    let lower = gerund.to_lowercase();
+    let opens = gerund.chars().next().is_some_and(char::is_uppercase)
+        && lower.len() > 5
+        && lower.ends_with("ing")
+        // The lexicon lacks many a cook's verb ("kneading", "whisking"): the nouns in "-ing"
+        // that open a phrase are named instead.
+        && !matches!(
+            lower.as_str(),
+            "wedding" | "evening" | "morning" | "building" | "ceiling" | "clothing" | "painting"
+                | "drawing" | "meeting" | "spring"
+        );
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    // Sentence case: the step's own words, no name or title in capitals after the gerund.
+    let sentence_case = words
+        .iter()
+        .all(|w| !w.chars().next().is_some_and(char::is_uppercase));
+    if !opens || !sentence_case || words.len() < 3 {
+        return None;
+    }
+    let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string();
+    // The gerund's object comes at once: no preposition, no infinitive, no conjunction.
+    if matches!(
+        bare(words[0]).as_str(),
+        "of" | "on" | "in" | "at" | "to" | "for" | "with" | "and" | "or" | "up" | "out" | "down"
+    ) {
+        return None;
+    }
+    let placed = words.iter().enumerate().any(|(i, w)| {
+        matches!(
+            bare(w).as_str(),
+            "on" | "in" | "into" | "onto" | "over" | "inside"
+        ) && words[i + 1..]
+            .iter()
+            .take(4)
+            // A board is first a committee to WordNet; a cook's is a thing.
+            .any(|n| is_visible_word(&bare(n)) || matches!(bare(n).as_str(), "board" | "boards"))
+    });
+    placed.then_some(rest)
 }
 
 /// The hand rules' verdict on a caption: the reading's ([`read`]), else the parse's — a
@@ -3156,5 +3237,45 @@ mod tests {
         ] {
             assert_eq!(read(caption).not_description, None, "{caption}");
         }
+    }
+
+    #[test]
+    fn a_step_shows_the_thing_it_handles() {
+        for (caption, text) in [
+            (
+                "Kneading the bread dough on a wooden chopping board",
+                "the bread dough on a wooden chopping board",
+            ),
+            (
+                "Pouring the olive mixture in the bread tin",
+                "the olive mixture in the bread tin",
+            ),
+        ] {
+            let reading = read(caption);
+            assert_eq!(reading.text, text);
+            assert_eq!(reading.not_description, None, "{caption}");
+        }
+        // No object at once, no place, or a capitalised name: left as written.
+        for caption in [
+            "Drawing the line",
+            "Harnessing the power of MIT alumni",
+            "Typing on the new MacBook Pro Magic Keyboard",
+            "Painting of a man in a boat",
+            "Wedding cake on a table",
+        ] {
+            assert_eq!(read(caption).text, caption);
+        }
+    }
+
+    #[test]
+    fn a_thousands_comma_stays_in_its_number() {
+        assert_eq!(
+            read("3,500 people marched through the streets of London.").text,
+            "3500 people marched through the streets of London."
+        );
+        assert_eq!(read("1,234,567 fish").text, "1234567 fish");
+        // A list's comma, a decimal comma's four digits: not a thousands comma.
+        assert_eq!(read("2,3 and 4 cats").text, "2,3 and 4 cats");
+        assert_eq!(read("A 1,2345 ratio").text, "A 1,2345 ratio");
     }
 }

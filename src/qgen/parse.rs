@@ -803,6 +803,14 @@ fn is_agent(w: &Word) -> bool {
         || is_vehicle(&singular(&w.lower))
 }
 
+/// Verbs of preparing, placing and arranging things, whose past form after a thing's noun is its
+/// participle in a photo's fragment ("cake topped with berries", "bread cut into quarters").
+const PREPARED: [&str; 24] = [
+    "serve", "top", "garnish", "bake", "cook", "place", "stack", "arrange", "display", "fill",
+    "cover", "drizzle", "sprinkle", "decorate", "pile", "slice", "wrap", "stuff", "dust", "proof",
+    "coat", "roast", "cut", "park",
+];
+
 /// What a vehicle does that a picture shows, the only verbs read after one: "A plane lands at an
 /// airport", not "car parks in London" (the places), whose "parks" is no motion here.
 pub const VEHICLE_MOTIONS: [&str; 12] = [
@@ -1001,6 +1009,27 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
         {
             set_tag(&mut words[i], "JJ");
         }
+    }
+    // "Chocolate cake topped with berries", "Pork and prawn Jambalaya served in a cast iron pan":
+    // a past form of preparing or placing, right after a thing's noun and before a preposition,
+    // and the caption's only finite verb, is a participle describing the thing (a photo's
+    // fragment), not what the thing did. A person or an animal does it ("PERSON served in the
+    // Navy").
+    let finite: Vec<usize> = (0..words.len()).filter(|&i| words[i].is_finite()).collect();
+    if let [i] = finite[..]
+        && i > 0
+        && words[i].tag == "VBD"
+        && words[i - 1].pos == Pos::Noun
+        // The noun is the caption's subject, not one in a phrase ("muffins on a rack with sugar
+        // sprinkled on top").
+        && !words[..i].iter().any(|w| w.pos == Pos::Adp)
+        && words[i - 1].entity != Some(Entity::Person)
+        && !names_people(&words[i - 1].text)
+        && !is_animal(&singular(&words[i - 1].lower))
+        && words.get(i + 1).is_some_and(|n| n.pos == Pos::Adp)
+        && verb_lemma(&words[i].lower).is_some_and(|l| PREPARED.contains(&l.as_str()))
+    {
+        set_tag(&mut words[i], "VBN");
     }
     // "PERSON (7) and PERSON (9) warm up prior to the game": "warm" before "up" after the
     // subject (a noun, or the closing bracket of a player's number) is the verb, with its

@@ -34,8 +34,9 @@ use super::parse::{
 use super::visible::{is_animal, is_vehicle};
 use super::visible::{is_clothing, is_listed_thing, is_visible, is_visible_word};
 use super::words::{
-    DEPICTING, LOOKS, META, PICTURE_KINDS, PLACE_KINDS, STATES, TIMES, any_lemma, inflects, is_kin,
-    is_person_noun, names_a_picture, plural, singular, swap_noun, verb_lemma,
+    DEPICTING, LOOKS, META, PICTURE_KINDS, PLACE_KINDS, STATES, TIMES, any_lemma, inflects,
+    is_body_part, is_kin, is_occasion, is_person_noun, names_a_picture, plural, singular,
+    swap_noun, verb_lemma,
 };
 use crate::filter::entities::Entity;
 
@@ -416,6 +417,11 @@ impl<'a> Clause<'a> {
         {
             verb.end = g.end;
             k += 1;
+        }
+        // "Democratic presidential candidate and former New York City mayor PERSON speaks": the
+        // titles joined before one name are one person, as the verb in the singular says.
+        if clause.plural && p.words[verb.head].tag == "VBZ" && !p.words[clause.head].is_plural() {
+            clause.plural = false;
         }
         clause.verb = Some((verb, form));
         k += 1;
@@ -1276,6 +1282,11 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 {
                     continue;
                 }
+                // Nor "What does PERSON speak at? — a campaign event": an occasion is where one
+                // speaks, which the question before asked.
+                if is_occasion(&p.words[p.chunks[np].head].lower) {
+                    continue;
+                }
                 let q = question(&[
                     "What",
                     &aux,
@@ -1375,6 +1386,8 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                     // Nor "What does the landscape have? — bright colors": a colour is how it
                     // looks.
                     && !STATES.contains(&p.words[np_chunk.head].lower.as_str())
+                    // Nor "What does the woman have? — her hands": her body is not had.
+                    && !is_body_part(&p.words[np_chunk.head].lower)
                     && with_in_the_frame(p, place).is_none()
                 {
                     // Not "What do the microphones have? — a EU flag" of "microphones with a EU
@@ -1530,6 +1543,14 @@ fn picture_questions(c: &Clause, out: &mut Vec<Proposal>) {
                 && kind != "logo"
             {
                 let span = (p.chunks[np].start, p.coordination(np).1);
+                // Not "— time" of "a scatter graph of time taken to modify a list": an abstract
+                // noun with a participle after it is the start of what is shown, no answer ("the
+                // hemisphere centred on New Zealand" is one).
+                if p.words.get(span.1).is_some_and(|w| w.tag == "VBN")
+                    && !is_visible_word(&p.words[p.chunks[np].head].lower)
+                {
+                    return;
+                }
                 let q = format!("What does the {kind} show?");
                 out.push(Proposal::of_span(p, q, span, AnswerType::Object));
             }
@@ -2575,6 +2596,100 @@ mod tests {
         assert!(
             all.iter().any(|(q, a)| q == question && a == answer),
             "{caption}: no ({question}, {answer}) in {all:#?}"
+        );
+    }
+
+    #[test]
+    fn titles_before_one_name_are_one_person() {
+        // The verb in the singular says the joined titles are one person's.
+        has(
+            "Democratic presidential candidate and former New York City mayor PERSON speaks at a campaign event",
+            "What does the democratic presidential candidate and former New York City mayor PERSON do?",
+            "speaks",
+        );
+        // Two people stay two.
+        has(
+            "A man and a woman walk on a beach",
+            "Who walks on a beach?",
+            "a man and a woman",
+        );
+    }
+
+    #[test]
+    fn an_occasion_is_where_not_what() {
+        let caption = "Republican presidential nominee PERSON speaks at a rally";
+        has(
+            caption,
+            "Where does republican presidential nominee PERSON speak?",
+            "at a rally",
+        );
+        let all = qa(caption);
+        assert!(
+            all.iter()
+                .all(|(q, _)| !q.starts_with("What does") || !q.ends_with(" at?")),
+            "{all:#?}"
+        );
+        // A thing one speaks at is still asked.
+        has(
+            "PERSON speaks at a microphone",
+            "What does PERSON speak at?",
+            "a microphone",
+        );
+    }
+
+    #[test]
+    fn one_s_own_body_is_not_had() {
+        let all = qa("A woman with her hands on her abdomen");
+        assert!(all.iter().all(|(q, _)| !q.ends_with("have?")), "{all:#?}");
+        has(
+            "A ewe with her two lambs",
+            "What does the ewe have?",
+            "her 2 lambs",
+        );
+    }
+
+    #[test]
+    fn an_abstract_noun_before_a_participle_is_not_what_a_graph_shows() {
+        let all = qa("Scatter graph of time taken to modify a list by map and for");
+        assert!(
+            all.iter().all(|(q, _)| q != "What does the graph show?"),
+            "{all:#?}"
+        );
+        has(
+            "A map of the hemisphere centred on New Zealand, using an orthographic projection.",
+            "What does the map show?",
+            "the hemisphere",
+        );
+    }
+
+    #[test]
+    fn a_prepared_dish_is_described_not_acting() {
+        has(
+            "Chocolate cake topped with berries on a white plate",
+            "What is the chocolate cake topped with?",
+            "berries",
+        );
+        let all = qa("Pork and prawn Jambalaya served in a cast iron pan");
+        assert!(all.iter().all(|(q, _)| !q.contains(" did ")), "{all:#?}");
+        // Not a noun inside a phrase: the muffins are counted, not "sprinkled".
+        has(
+            "12 healthy apple muffins on wire cooling rack with coarse sugar sprinkled on top of each.",
+            "How many healthy apple muffins are there?",
+            "12",
+        );
+    }
+
+    #[test]
+    fn people_travel_after_what_they_wear() {
+        has(
+            "People wearing face masks travel on a train in Tokyo on Tuesday.",
+            "What are the people wearing?",
+            "face masks",
+        );
+        has(
+            "People wearing face masks travel on a train in Tokyo on Tuesday.",
+            "Where do the people travel?",
+            "on a train",
         );
     }
 

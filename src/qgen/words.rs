@@ -373,6 +373,47 @@ pub const GATHERINGS: [&str; 13] = [
     "sea",
 ];
 
+/// Occasions people gather for: where something is done ("speaks at a campaign event"), which a
+/// "what" question does not ask for.
+const OCCASIONS: [&str; 22] = [
+    "event",
+    "conference",
+    "rally",
+    "fundraiser",
+    "meeting",
+    "ceremony",
+    "service",
+    "summit",
+    "hearing",
+    "forum",
+    "convention",
+    "briefing",
+    "gala",
+    "dinner",
+    "reception",
+    "session",
+    "debate",
+    "festival",
+    "concert",
+    "celebration",
+    "memorial",
+    "vigil",
+];
+
+/// Whether a lower-case noun names a part of the body, as written or as a plural: "a woman with
+/// her hands on her belly" has her hands as no thing she holds.
+pub fn is_body_part(noun: &str) -> bool {
+    matches!(
+        &*singular(noun),
+        "hand" | "arm" | "head" | "eye" | "face" | "foot" | "leg" | "hair" | "finger" | "belly"
+    )
+}
+
+/// Whether a lower-case noun names an occasion ([`OCCASIONS`]), as written or as a plural.
+pub fn is_occasion(noun: &str) -> bool {
+    OCCASIONS.contains(&noun) || OCCASIONS.contains(&&*singular(noun))
+}
+
 /// Nouns for the meta words of alt text that introduce the real subject: "a photo of a dog".
 pub const META: [&str; 16] = [
     "photo",
@@ -481,7 +522,7 @@ pub fn is_irregular_verb(lemma: &str) -> bool {
 
 /// Irregular nouns: plural and singular ("-f"/"-fe" nouns that take "-ves" among them: "How
 /// many knifes?" and a "wive" were written before they were listed).
-const IRREGULAR_NOUNS: [(&str, &str); 34] = [
+const IRREGULAR_NOUNS: [(&str, &str); 35] = [
     // "-o" nouns whose plural takes "-es" ("How many potatoes are there?", not "potatos").
     ("potatoes", "potato"),
     ("tomatoes", "tomato"),
@@ -517,6 +558,8 @@ const IRREGULAR_NOUNS: [(&str, &str); 34] = [
     ("fish", "fish"),
     ("series", "series"),
     ("species", "species"),
+    // A pair in the plural only: "How many scissors are there?", not "scissorses".
+    ("scissors", "scissors"),
     ("businessmen", "businessman"),
 ];
 
@@ -763,7 +806,7 @@ pub const DEPICTING: [&str; 6] = [
 
 /// Verbs of what people and animals do in photographs, as lemmas: a word among them that the
 /// lexicon tags as a noun may be a caption's verb ("a pedestrian walks through snow").
-const CAPTION_VERBS: [&str; 106] = [
+const CAPTION_VERBS: [&str; 110] = [
     "walk",
     "stand",
     "sit",
@@ -873,6 +916,11 @@ const CAPTION_VERBS: [&str; 106] = [
     // police".
     "move",
     "clash",
+    // "People wearing face masks travel on a train", "Shoppers queue outside a store".
+    "travel",
+    "commute",
+    "queue",
+    "shop",
 ];
 
 /// Whether a lower-case lemma is a verb of [`CAPTION_VERBS`].
@@ -1154,6 +1202,7 @@ mod tests {
         assert_eq!(plural("snowman"), "snowmen");
         assert_eq!(plural("shaman"), "shamans");
         assert_eq!(singular("species"), "species");
+        assert_eq!(plural("scissors"), "scissors");
         assert_eq!(singular("tomatoes"), "tomato");
         assert_eq!(verb_lemma("catches").as_deref(), Some("catch"));
         assert_eq!(verb_lemma("plays").as_deref(), Some("play"));
