@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use foldhash::fast::RandomState;
 
-use super::parse::{ChunkKind, Parse, Pos, gathers, is_color, modal_can};
+use super::parse::{ChunkKind, Parse, Pos, as_digits, gathers, is_color, modal_can};
 use super::visible::{is_clothing, is_happening, is_listed_thing, is_visible, is_visible_word};
 use super::words::{
     INVARIANT_PASTS, is_person_act, is_person_title, is_posture, names_a_picture, names_people,
@@ -105,6 +105,14 @@ pub fn read(caption: &str) -> Reading {
         described = format!("A picture showing {listed}");
     }
     let words = Words::of(&described);
+    // "UPDATE: Port workers off the job", "BREAKING: …": a news flag opens a story's title (the
+    // dateline's rule cut it as a place in capitals).
+    let flagged = caption.split_once(':').is_some_and(|(flag, _)| {
+        matches!(
+            flag.trim(),
+            "UPDATE" | "UPDATED" | "BREAKING" | "EXCLUSIVE" | "OPINION" | "ANALYSIS" | "PODCAST"
+        )
+    });
     let not_description = if sentence.ends_with('?') {
         Some(NotDescription::Question)
     } else if (sentence.contains('!') && !exclaims_about_people(sentence))
@@ -114,6 +122,7 @@ pub fn read(caption: &str) -> Reading {
         Some(NotDescription::CallToAction)
     } else if (!places_people && (is_title_case(&described) || is_story(&described, &words)))
         || judges(&words)
+        || flagged
     {
         Some(NotDescription::Headline)
     } else if names_an_interface(&words) {
@@ -1527,7 +1536,7 @@ fn example_of_a_thing(lower: &[String]) -> bool {
 /// Words of the news story's events, which happened before or beyond the picture: "died aged
 /// just 19", "was arrested after …", "confirmed their reunion", "allegedly", "during his
 /// playing career".
-const EVENTS: [&str; 14] = [
+const EVENTS: [&str; 19] = [
     "career",
     "careers",
     "died",
@@ -1542,6 +1551,12 @@ const EVENTS: [&str; 14] = [
     "reveals",
     "confirmed",
     "confirms",
+    // "Melissa charged with killing her mom", "Four new faces were elected to the council".
+    "charged",
+    "elected",
+    "indicted",
+    "convicted",
+    "acquitted",
 ];
 
 /// Sites of the web as where something is done ("on Twitter", "to Instagram").
@@ -2004,6 +2019,39 @@ fn is_story(sentence: &str, words: &Words) -> bool {
                 "dead" | "guilty" | "innocent" | "responsible"
             )
     });
+    // "U.S. Rep. PERSON is the lone Palestinian American in Congress", "PERSON is the first
+    // woman to lead …": a rank the news gives.
+    // (Not a relative clause's: "… purchases lunches, which was the only item sold".)
+    let ranked = lower.windows(4).any(|w| {
+        !matches!(w[0].as_str(), "which" | "that" | "who")
+            && matches!(w[1].as_str(), "is" | "are" | "was" | "were")
+            && w[2] == "the"
+            && matches!(w[3].as_str(), "lone" | "only" | "first" | "last")
+    });
+    // "6 cute, non-boring ways to tie a scarf", "10 reasons you should …": a list's title.
+    let listicle = lower.first().is_some_and(|w| as_digits(w).is_some())
+        && lower.windows(2).take(6).any(|w| {
+            matches!(
+                w[0].as_str(),
+                "ways"
+                    | "things"
+                    | "reasons"
+                    | "tips"
+                    | "ideas"
+                    | "tricks"
+                    | "secrets"
+                    | "signs"
+                    | "steps"
+                    | "facts"
+                    | "mistakes"
+                    | "hacks"
+                    | "lessons"
+                    | "rules"
+            ) && matches!(
+                w[1].as_str(),
+                "to" | "you" | "that" | "for" | "we" | "every"
+            )
+        });
     // "PERSON hasn't made an honest dollar", "doesn't mess around": what someone has not done or
     // does not do is the story's; a picture shows what is there.
     let denied = lower.iter().any(|w| {
@@ -2024,6 +2072,8 @@ fn is_story(sentence: &str, words: &Words) -> bool {
         || online_or_everywhere
         || model_year
         || status
+        || ranked
+        || listicle
         || perfect
         || biography
         || definition
@@ -3277,5 +3327,30 @@ mod tests {
         // A list's comma, a decimal comma's four digits: not a thousands comma.
         assert_eq!(read("2,3 and 4 cats").text, "2,3 and 4 cats");
         assert_eq!(read("A 1,2345 ratio").text, "A 1,2345 ratio");
+    }
+
+    #[test]
+    fn a_rank_a_list_a_charge_and_a_news_flag_are_headlines() {
+        for caption in [
+            "U.S. Rep. PERSON is the lone Palestinian American in Congress.",
+            "6 cute, non-boring ways to tie a scarf",
+            "Melissa charged with killing her mom",
+            "Four new faces were elected to the Boston City Council",
+            "UPDATE: Port workers off the job",
+        ] {
+            assert_eq!(
+                read(caption).not_description,
+                Some(NotDescription::Headline),
+                "{caption}"
+            );
+        }
+        // A relative clause's rank, a dateline in capitals, a count of things: descriptions.
+        for caption in [
+            "Customers purchase lunches at the branch, which was the only shop open.",
+            "LONDON: Commuters walk across a bridge",
+            "6 ducks swim to the shore of a lake",
+        ] {
+            assert_eq!(read(caption).not_description, None, "{caption}");
+        }
     }
 }

@@ -420,7 +420,15 @@ impl<'a> Clause<'a> {
         }
         // "Democratic presidential candidate and former New York City mayor PERSON speaks": the
         // titles joined before one name are one person, as the verb in the singular says.
-        if clause.plural && p.words[verb.head].tag == "VBZ" && !p.words[clause.head].is_plural() {
+        if clause.plural
+            && p.words[verb.head].tag == "VBZ"
+            && p.words[clause.subject.1 - 1].entity == Some(Entity::Person)
+            && p.words[clause.subject.0..clause.subject.1]
+                .iter()
+                .filter(|w| w.entity == Some(Entity::Person))
+                .count()
+                == 1
+        {
             clause.plural = false;
         }
         clause.verb = Some((verb, form));
@@ -2607,11 +2615,16 @@ mod tests {
             "What does the democratic presidential candidate and former New York City mayor PERSON do?",
             "speaks",
         );
-        // Two people stay two.
+        // Two people stay two, and a dish of two things takes "do".
         has(
             "A man and a woman walk on a beach",
             "Who walks on a beach?",
             "a man and a woman",
+        );
+        has(
+            "Pie and mash comes with the traditional parsley liquor.",
+            "What do the pie and the mash come with?",
+            "the traditional parsley liquor",
         );
     }
 
