@@ -173,17 +173,28 @@ fn without_thousands_commas(text: &str) -> Option<String> {
 /// and "Typing on the new MacBook Pro" stay as they are.
 fn step_object(text: &str) -> Option<&str> {
     let (gerund, rest) = text.split_once(' ')?;
-    let lower = gerund.to_lowercase();
-    let opens = gerund.chars().next().is_some_and(char::is_uppercase)
-        && lower.len() > 5
-        && lower.ends_with("ing")
-        // The lexicon lacks many a cook's verb ("kneading", "whisking"): the nouns in "-ing"
-        // that open a phrase are named instead.
-        && !matches!(
-            lower.as_str(),
-            "wedding" | "evening" | "morning" | "building" | "ceiling" | "clothing" | "painting"
-                | "drawing" | "meeting" | "spring"
-        );
+    // Most captions end here, before any allocation.
+    if !(gerund.len() > 5
+        && gerund.ends_with("ing")
+        && gerund.starts_with(|c: char| c.is_ascii_uppercase()))
+    {
+        return None;
+    }
+    // The lexicon lacks many a cook's verb ("kneading", "whisking"): the nouns in "-ing" that
+    // open a phrase are named instead.
+    let opens = !matches!(
+        gerund.to_ascii_lowercase().as_str(),
+        "wedding"
+            | "evening"
+            | "morning"
+            | "building"
+            | "ceiling"
+            | "clothing"
+            | "painting"
+            | "drawing"
+            | "meeting"
+            | "spring"
+    );
     let words: Vec<&str> = rest.split_whitespace().collect();
     // Sentence case: the step's own words, no name or title in capitals after the gerund.
     let sentence_case = words
