@@ -421,7 +421,7 @@ impl<'a> Clause<'a> {
         // "Democratic presidential candidate and former New York City mayor PERSON speaks": the
         // titles joined before one name are one person, as the verb in the singular says.
         if clause.plural
-            && p.words[verb.head].tag == "VBZ"
+            && p.words[verb.start].tag == "VBZ"
             && p.words[clause.subject.1 - 1].entity == Some(Entity::Person)
             && p.words[clause.subject.0..clause.subject.1]
                 .iter()
@@ -1291,7 +1291,7 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                     continue;
                 }
                 // Nor "What does PERSON speak at? — a campaign event": an occasion is where one
-                // speaks, which the question before asked.
+                // speaks (the "Where" question above), not a thing one speaks at.
                 if is_occasion(&p.words[p.chunks[np].head].lower) {
                     continue;
                 }
@@ -1394,8 +1394,10 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                     // Nor "What does the landscape have? — bright colors": a colour is how it
                     // looks.
                     && !STATES.contains(&p.words[np_chunk.head].lower.as_str())
-                    // Nor "What does the woman have? — her hands": her body is not had.
-                    && !is_body_part(&p.words[np_chunk.head].lower)
+                    // Nor "What does the woman have? — her hands": her own body is not had ("A
+                    // cat with green eyes" has them).
+                    && !(p.words[np_chunk.start].tag == "PRP$"
+                        && is_body_part(&p.words[np_chunk.head].lower))
                     && with_in_the_frame(p, place).is_none()
                 {
                     // Not "What do the microphones have? — a EU flag" of "microphones with a EU

@@ -405,13 +405,27 @@ const OCCASIONS: [&str; 22] = [
 pub fn is_body_part(noun: &str) -> bool {
     matches!(
         &*singular(noun),
-        "hand" | "arm" | "head" | "eye" | "face" | "foot" | "leg" | "hair" | "finger" | "belly"
+        "hand"
+            | "arm"
+            | "head"
+            | "eye"
+            | "face"
+            | "foot"
+            | "leg"
+            | "hair"
+            | "finger"
+            | "belly"
+            | "back"
+            | "neck"
+            | "nose"
+            | "mouth"
+            | "shoulder"
     )
 }
 
 /// Whether a lower-case noun names an occasion ([`OCCASIONS`]), as written or as a plural.
 pub fn is_occasion(noun: &str) -> bool {
-    OCCASIONS.contains(&noun) || OCCASIONS.contains(&&*singular(noun))
+    OCCASIONS.contains(&&*singular(noun))
 }
 
 /// Nouns for the meta words of alt text that introduce the real subject: "a photo of a dog".
@@ -1203,6 +1217,7 @@ mod tests {
         assert_eq!(plural("shaman"), "shamans");
         assert_eq!(singular("species"), "species");
         assert_eq!(plural("scissors"), "scissors");
+        assert_eq!(singular("scissors"), "scissors");
         assert_eq!(singular("tomatoes"), "tomato");
         assert_eq!(verb_lemma("catches").as_deref(), Some("catch"));
         assert_eq!(verb_lemma("plays").as_deref(), Some("play"));
