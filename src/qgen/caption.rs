@@ -144,14 +144,16 @@ pub fn read(caption: &str) -> Reading {
 fn without_thousands_commas(text: &str) -> Option<String> {
     let b = text.as_bytes();
     // A comma after one to three digits (not "In 2019,300 people") and before exactly three.
+    // (Runs on every caption: the comma is tested before the digits are counted.)
     let separates = |i: usize| {
-        let before = b[..i]
-            .iter()
-            .rev()
-            .take_while(|c| c.is_ascii_digit())
-            .count();
         b[i] == b','
-            && (1..=3).contains(&before)
+            && (1..=3).contains(
+                &b[..i]
+                    .iter()
+                    .rev()
+                    .take_while(|c| c.is_ascii_digit())
+                    .count(),
+            )
             && b.get(i + 1..i + 4)
                 .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
             && b.get(i + 4).is_none_or(|c| !c.is_ascii_digit())
@@ -202,23 +204,22 @@ fn step_object(text: &str) -> Option<&str> {
     if !opens || !sentence_case || words.len() < 3 {
         return None;
     }
-    let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string();
+    fn bare(w: &str) -> &str {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+    }
     // The gerund's object comes at once: no preposition, no infinitive, no conjunction.
     if matches!(
-        bare(words[0]).as_str(),
+        bare(words[0]),
         "of" | "on" | "in" | "at" | "to" | "for" | "with" | "and" | "or" | "up" | "out" | "down"
     ) {
         return None;
     }
     let placed = words.iter().enumerate().any(|(i, w)| {
-        matches!(
-            bare(w).as_str(),
-            "on" | "in" | "into" | "onto" | "over" | "inside"
-        ) && words[i + 1..]
-            .iter()
-            .take(4)
-            // A board is first a committee to WordNet; a cook's is a thing.
-            .any(|n| is_visible_word(&bare(n)) || matches!(bare(n).as_str(), "board" | "boards"))
+        matches!(bare(w), "on" | "in" | "into" | "onto" | "over" | "inside")
+            && words[i + 1..].iter().take(4).copied().map(bare).any(|n| {
+                // A board is first a committee to WordNet; a cook's is a thing.
+                is_visible_word(n) || matches!(n, "board" | "boards")
+            })
     });
     placed.then_some(rest)
 }

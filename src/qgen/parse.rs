@@ -1015,8 +1015,9 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
     // and the caption's only finite verb, is a participle describing the thing (a photo's
     // fragment), not what the thing did. A person or an animal does it ("PERSON served in the
     // Navy").
-    let finite: Vec<usize> = (0..words.len()).filter(|&i| words[i].is_finite()).collect();
-    if let [i] = finite[..]
+    // (Runs on every caption: the only finite verb is found without collecting the verbs.)
+    let mut finite = (0..words.len()).filter(|&i| words[i].is_finite());
+    if let (Some(i), None) = (finite.next(), finite.next())
         && i > 0
         && words[i].tag == "VBD"
         && words[i - 1].pos == Pos::Noun

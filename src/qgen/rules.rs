@@ -2624,6 +2624,11 @@ mod tests {
             "a man and a woman",
         );
         has(
+            "A man and a woman walk on a beach",
+            "What do the man and the woman do?",
+            "walk",
+        );
+        has(
             "Pie and mash comes with the traditional parsley liquor.",
             "What do the pie and the mash come with?",
             "the traditional parsley liquor",
@@ -2661,6 +2666,12 @@ mod tests {
             "What does the ewe have?",
             "her 2 lambs",
         );
+        // Another's, or no one's, are had.
+        has(
+            "A cat with green eyes",
+            "What does the cat have?",
+            "green eyes",
+        );
     }
 
     #[test]
@@ -2686,6 +2697,11 @@ mod tests {
         );
         let all = qa("Pork and prawn Jambalaya served in a cast iron pan");
         assert!(all.iter().all(|(q, _)| !q.contains(" did ")), "{all:#?}");
+        has(
+            "Pork and prawn Jambalaya served in a cast iron pan",
+            "Where are the pork and prawn Jambalaya served?",
+            "in a cast iron pan",
+        );
         // Not a noun inside a phrase: the muffins are counted, not "sprinkled".
         has(
             "12 healthy apple muffins on wire cooling rack with coarse sugar sprinkled on top of each.",
