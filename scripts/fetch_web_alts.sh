@@ -77,6 +77,12 @@
 #                publishers'), commit 67c3f2a1: 887 pages of news, blog and shop sites of 2019–21
 #                (trafilatura's evaluation set), test-files/comparison/*.html. Where GitHub is out
 #                of reach, GOTRAF_DIR names a copy of the repository to read instead.
+# The twelfth set, added at stop 71: held out (scripts/qgen_real.py --sources postlight), article
+# pages, alt texts of the other sets left out:
+#   postlight    @postlight/parser's fixtures (GitHub, MIT; the pages are their publishers'), commit
+#                e8ba7ece: 171 pages of 2016–23 news, magazine, blog and shop sites, most of them
+#                newer than mercury 1.1.1's, fixtures/*.html (the npm package ships none). Where
+#                GitHub is out of reach, POSTLIGHT_DIR names a copy of the repository to read instead.
 #
 #   scripts/fetch_web_alts.sh && wc -l .tools/captions/web/*.txt
 set -euo pipefail
@@ -155,6 +161,8 @@ github aeb scrapinghub/article-extraction-benchmark 4a3bc979f76c0df73cb95fe272e2
   AEB_DIR html
 github gotraf markusmobius/go-trafilatura 67c3f2a1ca17e9a7b9643239d88d5fe25a36b6ed \
   GOTRAF_DIR test-files/comparison
+github postlight postlight/parser e8ba7ece291efa4d915d50dd4deeec17d54359f2 \
+  POSTLIGHT_DIR fixtures
 if [ ! -s "$out/cleanmark.txt" ]; then
   (cd "$tmp" && npm pack --silent clean-mark@0.8.0 >/dev/null)
   mkdir -p "$tmp/cleanmark" && tar xzf "$tmp"/clean-mark-0.8.0.tgz -C "$tmp/cleanmark"
@@ -253,6 +261,7 @@ sources = {
     "domdown": (os.path.join(tmp, "domdown"), lambda d, n: n.endswith(".html") and d.endswith(os.path.join("real", "html"))),
     "aeb": (os.path.join(tmp, "aeb"), lambda d, n: n.endswith(".html.gz") and os.path.basename(d) == "html"),
     "gotraf": (os.path.join(tmp, "gotraf"), lambda d, n: n.endswith(".html") and os.path.basename(d) == "comparison"),
+    "postlight": (os.path.join(tmp, "postlight"), lambda d, n: n.endswith(".html") and os.path.basename(d) == "fixtures"),
 }
 FIFTH = ("dolma", "goquery", "scrapy", "artparser", "webmon", "parsel", "eatiht")
 SIXTH = ("stimson", "mediacloud")
@@ -261,7 +270,8 @@ EIGHTH = ("boilerpipe", "cleanmark", "zyte")
 NINTH = ("domdown",)
 TENTH = ("aeb",)
 ELEVENTH = ("gotraf",)
-HELD_OUT = ("htmlbench", "formasaurus") + FIFTH + SIXTH + SEVENTH + EIGHTH + NINTH + TENTH + ELEVENTH
+TWELFTH = ("postlight",)
+HELD_OUT = ("htmlbench", "formasaurus") + FIFTH + SIXTH + SEVENTH + EIGHTH + NINTH + TENTH + ELEVENTH + TWELFTH
 for name, (top, keep) in sources.items():
     path = os.path.join(out, name + ".txt")
     if os.path.exists(path) and os.path.getsize(path) > 0:

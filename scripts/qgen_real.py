@@ -61,6 +61,9 @@ TENTH = ["aeb"]
 # Held out at stop 70: go-trafilatura's comparison pages (trafilatura's evaluation set, from
 # GitHub), every kept caption of a seeded sample labelled before any Q/A of them was looked at.
 ELEVENTH = ["gotraf"]
+# Held out at stop 71: @postlight/parser's fixtures (news, magazine and shop pages of 2016–23, from
+# GitHub), every kept caption labelled blind before any Q/A of them was looked at.
+TWELFTH = ["postlight"]
 SECOND = ["trafilatura", "artext", "htmldate", "htmd"]
 
 
@@ -115,7 +118,8 @@ def main() -> int:
                          f"fourth set: {', '.join(FOURTH)}; fifth set: {', '.join(FIFTH)}; "
                          f"sixth set: {', '.join(SIXTH)}; seventh set: {', '.join(SEVENTH)}; "
                          f"eighth set: {', '.join(EIGHTH)}; ninth set: {', '.join(NINTH)}; "
-                         f"tenth set: {', '.join(TENTH)}; eleventh set: {', '.join(ELEVENTH)})")
+                         f"tenth set: {', '.join(TENTH)}; eleventh set: {', '.join(ELEVENTH)}; "
+                         f"twelfth set: {', '.join(TWELFTH)})")
     ap.add_argument("--failures", action="store_true",
                     help="list the Q/A labelled invalid, by failure kind")
     ap.add_argument("--uniform", type=int, default=0,

