@@ -100,6 +100,9 @@ pub fn read(caption: &str) -> Reading {
     if let Some(joined) = without_thousands_commas(&described) {
         described = joined;
     }
+    if let Some(shown) = photographed(&described) {
+        described = shown.to_string();
+    }
     // Office's older alt text lists what it recognised: "A picture containing grass, outdoor,
     // sky, tree" (its note cut as a credit) says what the picture shows, not what a picture does.
     if let Some(listed) = described.strip_prefix("A picture containing ") {
@@ -932,6 +935,24 @@ const US_STATES: [&str; 31] = [
     "md", "mass", "mich", "minn", "mo", "mont", "neb", "nev", "okla", "ore", "pa", "tenn", "vt",
     "va", "wis", "wyo", "tex", "penn",
 ];
+
+/// What a photographer's picture is of: "Nature photographer PERSON took this image of a
+/// humpback whale breaching …" → "a humpback whale breaching …". Who took it is not in it.
+fn photographed(text: &str) -> Option<&str> {
+    let lower = text.to_ascii_lowercase();
+    [" took ", " captured ", " snapped ", " shot "]
+        .iter()
+        .filter_map(|verb| lower.find(verb).map(|at| at + verb.len()))
+        .find_map(|at| {
+            ["image", "photo", "photograph", "picture", "shot"]
+                .iter()
+                .find_map(|noun| {
+                    let rest = lower[at..].strip_prefix("this ")?.strip_prefix(noun)?;
+                    rest.starts_with(" of ")
+                        .then(|| &text[at + "this ".len() + noun.len() + " of ".len()..])
+                })
+        })
+}
 
 /// The sentence without a condition after its comma: "A button that says 'Download on the App
 /// Store', and if clicked it will lead you to the iOS App store" describes the button; what
@@ -1808,7 +1829,8 @@ fn opens_like_a_headline(lower: &[String]) -> bool {
 /// a headline's opening (`opens_like_a_headline`); also what someone thinks or denies, what
 /// happens online or around the world, a status or a rank the news gives ("is dead", "PERSON is
 /// the lone …"), a charge or an election ("charged with …"), and a model year before a make
-/// ("2017 Lexus LC500 coupe arrives …").
+/// ("2017 Lexus LC500 coupe arrives …"), a post of Reddit's "TIL", a study's finding and a
+/// discount.
 fn is_story(sentence: &str, words: &Words) -> bool {
     if let Some(at) = sentence.find(": ")
         && sentence[at + 2..].starts_with(|c: char| c.is_uppercase() || c == '\'' || c == '"')
@@ -1976,6 +1998,24 @@ fn is_story(sentence: &str, words: &Words) -> bool {
             && w[1].starts_with(|c: char| c == '$' || c.is_ascii_digit()))
             || (w[0] == "to" && matches!(w[1], "promote" | "plug" | "advertise"))
     });
+    // "Apple Watch Series 5 cellular models are $100 off": a discount ends the sentence (not "a
+    // sign saying 50% off hangs …").
+    let discount = tokens.len() >= 2 && {
+        let (price, off) = (tokens[tokens.len() - 2], tokens[tokens.len() - 1]);
+        (price.starts_with('$') || price.ends_with('%'))
+            && price.contains(|c: char| c.is_ascii_digit())
+            && off.trim_end_matches(['.', '!']) == "off"
+    };
+    // "TIL PERSON grew up thinking …": Reddit's "Today I learned" opens a post's title, a fact
+    // read, not seen.
+    let reddit = tokens.first() == Some(&"TIL");
+    // "Women have three types of …, finds study": what a study found is the story's.
+    let finding = lower.windows(2).any(|w| {
+        let publication =
+            |n: &str| matches!(n, "study" | "survey" | "poll" | "report" | "research");
+        let finds = |v: &str| matches!(v, "finds" | "found" | "suggests");
+        (finds(&w[0]) && publication(&w[1])) || (publication(&w[0]) && finds(&w[1]))
+    });
     // "2017 Lexus LC500 coupe arrives in the Philippines", "Drop top 2019 Lexus LC Convertible
     // is …": a model year before a make, at the start, names a car of the market, the story's.
     // ("A 1967 Ford Mustang parked outside a diner", "The 2019 Tour de France peloton": after
@@ -2051,6 +2091,9 @@ fn is_story(sentence: &str, words: &Words) -> bool {
         || denied
         || link
         || selling
+        || discount
+        || reddit
+        || finding
         || posting
         || lower.iter().any(|w| EVENTS.contains(&w.as_str()))
         // "Melissa charged with killing her mom", "Four new faces were elected to the council"
@@ -3315,6 +3358,18 @@ mod tests {
     }
 
     #[test]
+    fn a_photographer_s_picture_is_of_what_it_shows() {
+        assert_eq!(
+            read("Nature photographer PERSON took this image of a humpback whale breaching off Point Loma.")
+                .text,
+            "a humpback whale breaching off Point Loma."
+        );
+        // A person taking a picture is in it.
+        let caption = "A tourist took a photo of the Eiffel Tower";
+        assert_eq!(read(caption).text, caption);
+    }
+
+    #[test]
     fn a_thousands_comma_stays_in_its_number() {
         assert_eq!(
             read("3,500 people marched through the streets of London.").text,
@@ -3345,6 +3400,18 @@ mod tests {
                 "{caption}"
             );
         }
+        // Stop 71's twelfth set: each was read as a description by stop 70's rules.
+        for caption in [
+            "TIL PERSON grew up thinking his mother was his sister",
+            "Women have three types of orgasms including an 'avalanche', finds study",
+            "Apple Watch Series 5 cellular models are $100 off",
+        ] {
+            assert_eq!(
+                read(caption).not_description,
+                Some(NotDescription::Headline),
+                "{caption}"
+            );
+        }
         // A relative clause's rank, a thing's, a dateline in capitals, a count of things, a
         // charged car and an elected mayor: descriptions.
         for caption in [
@@ -3354,6 +3421,9 @@ mod tests {
             "Newly elected mayor PERSON waves to supporters",
             "LONDON: Commuters walk across a bridge",
             "6 ducks swim to the shore of a lake",
+            "A man takes 20% off the price tag of a jacket",
+            "A student reads a study in a library",
+            "Til the soil with a garden fork",
         ] {
             assert_eq!(read(caption).not_description, None, "{caption}");
         }

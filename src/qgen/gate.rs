@@ -9,8 +9,10 @@
 //! parse tell them apart better than any one rule: a logistic regression over both scores each
 //! caption the rules let through, and one scored under the model's threshold gets no questions
 //! ([`super::caption::NotDescription::Unlikely`]). `scripts/train_gate.py` trains it on what it
-//! judges: the hand-labelled captions of `data/qgen/descriptions.tsv` that the rules pass, and the
-//! COCO-style descriptions of `examples/qgen/captions.txt`.
+//! judges, the hand-labelled captions of `data/qgen/descriptions.tsv` that the rules pass and the
+//! COCO-style descriptions of `examples/qgen/captions.txt`, and at a tenth of the weight on the
+//! labelled captions the rules veto: the ones they pass hold too few headlines to learn a new
+//! site's from.
 //!
 //! The model is a table of feature weights (`data/qgen/gate_model.tsv`, compiled in): each
 //! feature is a string ([`features`]), and a caption's score is the bias plus the weights of its

@@ -690,6 +690,14 @@ pub fn parse(caption: &str) -> Parse {
         // before a preposition or determiner, is the fragment's participle; so is the "reading"
         // of an object, "holds a sign reading \"Protect women's sports\"", before what the sign
         // says (a subject's, "A sign reading \"Closed\" hangs …", is read whole).
+        // So is one before an object pronoun, after anything: "with green, blue and pink
+        // surrounding him".
+        if tag == "NN"
+            && lower.ends_with("ing")
+            && matches!(next.as_deref(), Some("him" | "them" | "us" | "me"))
+        {
+            tag = "VBG";
+        }
         if tag == "NN"
             && lower.ends_with("ing")
             && words.last().is_some_and(|w: &Word| w.pos == Pos::Noun)
@@ -734,6 +742,7 @@ pub fn parse(caption: &str) -> Parse {
     past_forms(&mut words);
     particles_before_objects(&mut words);
     past_after_a_phrase(&mut words);
+    head_of_a_role(&mut words);
     // "Chip Kelly directs his team": a first word lowered as a common noun that the tagger still
     // reads as a name is written as it was.
     if first_lowered && words[0].tag.starts_with("NNP") {
@@ -1266,6 +1275,19 @@ fn past_after_a_phrase(words: &mut [Word]) {
             && matches!(words[i + 1].pos, Pos::Noun | Pos::Det | Pos::Adj | Pos::Num)
         {
             set_tag(&mut words[i], "IN");
+        }
+    }
+}
+
+/// "Commanders head coach PERSON walks": "head" before a role ("head coach", "head chef") is the
+/// role's rank, no verb (the subject's verb was sought before, and took it).
+fn head_of_a_role(words: &mut [Word]) {
+    for i in 1..words.len() {
+        if words[i - 1].lower == "head"
+            && words[i - 1].pos == Pos::Verb
+            && is_person_noun(&words[i].lower)
+        {
+            set_tag(&mut words[i - 1], "NN");
         }
     }
 }

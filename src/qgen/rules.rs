@@ -481,6 +481,14 @@ impl<'a> Clause<'a> {
             k += 1;
         }
         while k < chunks.len() {
+            // "smiles with her eyes closed": a "with" phrase of the subject's own pose ends the
+            // verb's phrases.
+            if let Some(kept) = absolute_with(p, chunks, k) {
+                if kept {
+                    clause.places.push(chunks[k]);
+                }
+                break;
+            }
             match chunks[k].kind {
                 // "holds up paper with Mandela's picture on the front": a part's phrase after
                 // another phrase is the part of what that phrase names, not where the verb is.
@@ -714,6 +722,7 @@ impl<'a> Clause<'a> {
         matches!(
             &*head,
             "icon"
+                | "collage"
                 | "logo"
                 | "screenshot"
                 | "diagram"
@@ -751,6 +760,35 @@ impl<'a> Clause<'a> {
             && matches!(p.words[self.head].tag, "NN" | "NNS")
             && !p.is_named(self.head, self.head + 1)
             && !epithet
+    }
+}
+
+/// Of the phrase at chunk `k` after a verb, whether it is a "with" phrase of the subject's own
+/// pose, an absolute construction rather than what the verb is done with or where: its noun
+/// phrase followed by a participle or an adjective ("smiles with her eyes closed", "with green,
+/// blue and pink surrounding him"), or by a place, when the with-object is one's own body
+/// ("smiles with her hand below her chin": the hand is below the chin, the woman is not) or the
+/// place is ("poses with tinsel in her hair"). `Some(true)` when the "with" phrase still says
+/// what the verb is done with (tinsel is posed with; a hand is not smiled with), `None` for any
+/// other phrase ("cuts a cake with a knife at a party", "walks with his dog in the park").
+fn absolute_with(p: &Parse, chunks: &[Chunk], k: usize) -> Option<bool> {
+    let ChunkKind::Pp { np } = chunks[k].kind else {
+        return None;
+    };
+    if p.words[chunks[k].start].lower != "with" {
+        return None;
+    }
+    let own = |c: &Chunk| p.words[c.start].tag == "PRP$" && is_body_part(&p.words[c.head].lower);
+    let (last, end) = p.coordination(np);
+    let next = chunks.get(last + 1).filter(|c| c.start == end)?;
+    let first = &p.words[next.start];
+    match next.kind {
+        ChunkKind::Verb if matches!(p.words[next.head].tag, "VBG" | "VBN" | "VBD") => Some(false),
+        ChunkKind::Other if first.pos == Pos::Adj || first.tag == "VBN" => Some(false),
+        ChunkKind::Pp { np: place } if own(&chunks[np]) || own(&chunks[place]) => {
+            Some(!own(&chunks[np]))
+        }
+        _ => None,
     }
 }
 
@@ -2606,6 +2644,65 @@ mod tests {
         assert!(
             all.iter().any(|(q, a)| q == question && a == answer),
             "{caption}: no ({question}, {answer}) in {all:#?}"
+        );
+    }
+
+    fn lacks(caption: &str, question: &str) {
+        let all = qa(caption);
+        assert!(
+            all.iter().all(|(q, _)| q != question),
+            "{caption}: {question} asked in {all:#?}"
+        );
+    }
+
+    #[test]
+    fn a_with_phrase_of_one_s_own_pose_is_no_place_nor_instrument() {
+        // Each was asked by stop 70's rules.
+        let caption = "A woman smiles with her hand below her chin.";
+        lacks(caption, "Where does the woman smile?");
+        lacks(caption, "What does the woman smile with?");
+        has(caption, "What does the woman do?", "smiles");
+        let caption = "PERSON poses with tinsel in her hair.";
+        lacks(caption, "Where does PERSON pose?");
+        has(caption, "What does PERSON pose with?", "tinsel");
+        let caption = "A man smiles with green, blue and pink surrounding him.";
+        lacks(caption, "What does the man smile with?");
+        assert!(
+            qa(caption).iter().all(|(q, _)| !q.contains(" , ")),
+            "{:#?}",
+            qa(caption)
+        );
+        lacks(
+            "A woman standing in front of an orange background with her eyes closed",
+            "Who is standing in front of an orange background with her eyes?",
+        );
+        // A thing done with, a companion: the places after them stay the verb's.
+        has(
+            "A man cuts a cake with a knife at a party",
+            "Where does the man cut a cake?",
+            "at a party",
+        );
+        let caption = "A man walks with his dog in the park";
+        has(caption, "Where does the man walk?", "in the park");
+        has(caption, "What does the man walk with?", "his dog");
+    }
+
+    #[test]
+    fn a_collage_is_where_its_figures_are_not() {
+        let caption = "A collage of two figures in a standoff.";
+        lacks(caption, "Where is the collage?");
+        has(caption, "What does the collage show?", "2 figures");
+    }
+
+    #[test]
+    fn a_head_coach_is_no_verb() {
+        let caption = "Commanders head coach PERSON walks to the field during training camp.";
+        lacks(caption, "Who heads coach PERSON?");
+        lacks(caption, "Who do the commanders head?");
+        has(
+            caption,
+            "Who walks to the field?",
+            "commanders head coach PERSON",
         );
     }
 
