@@ -938,20 +938,17 @@ const US_STATES: [&str; 31] = [
 
 /// What a photographer's picture is of: "Nature photographer PERSON took this image of a
 /// humpback whale breaching …" → "a humpback whale breaching …". Who took it is not in it.
+/// (Matched as written, in lower case: these words open no sentence.)
 fn photographed(text: &str) -> Option<&str> {
-    let lower = text.to_ascii_lowercase();
-    [" took ", " captured ", " snapped ", " shot "]
+    let at = text.find(" this ")?;
+    let verb = text[..at].rsplit(' ').next()?;
+    if !matches!(verb, "took" | "captured" | "snapped" | "shot") {
+        return None;
+    }
+    let rest = &text[at + " this ".len()..];
+    ["image", "photo", "photograph", "picture", "shot"]
         .iter()
-        .filter_map(|verb| lower.find(verb).map(|at| at + verb.len()))
-        .find_map(|at| {
-            ["image", "photo", "photograph", "picture", "shot"]
-                .iter()
-                .find_map(|noun| {
-                    let rest = lower[at..].strip_prefix("this ")?.strip_prefix(noun)?;
-                    rest.starts_with(" of ")
-                        .then(|| &text[at + "this ".len() + noun.len() + " of ".len()..])
-                })
-        })
+        .find_map(|noun| rest.strip_prefix(noun)?.strip_prefix(" of "))
 }
 
 /// The sentence without a condition after its comma: "A button that says 'Download on the App

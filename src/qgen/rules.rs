@@ -448,6 +448,19 @@ impl<'a> Clause<'a> {
             clause.complement = Some(complement);
             return Some(clause);
         }
+        // "a humpback whale breaching nine miles west of Point Loma": a distance says where, as
+        // no picture shows; nothing after the verb is asked.
+        if chunks.get(k).is_some_and(|c| {
+            c.kind == ChunkKind::Np
+                && p.words[c.start..c.end].iter().any(|w| {
+                    matches!(
+                        &*singular(&w.lower),
+                        "mile" | "kilometre" | "kilometer" | "km" | "metre" | "meter" | "yard"
+                    ) || w.lower == "feet"
+                })
+        }) {
+            return Some(clause);
+        }
         if let Some(o) = chunks.get(k).filter(|c| c.kind == ChunkKind::Np) {
             let (last, end) = p.coordination(k);
             clause.object = Some((o.start, end, o.head));
@@ -2685,6 +2698,16 @@ mod tests {
         let caption = "A man walks with his dog in the park";
         has(caption, "Where does the man walk?", "in the park");
         has(caption, "What does the man walk with?", "his dog");
+    }
+
+    #[test]
+    fn a_distance_is_no_object() {
+        // Stop 70's code asked "What is the humpback whale breaching? — 9 miles west".
+        let caption = "A humpback whale breaching nine miles west of Point Loma.";
+        lacks(caption, "What is the humpback whale breaching?");
+        lacks(caption, "What is breaching nine miles west of Point Loma?");
+        has(caption, "What is the humpback whale doing?", "breaching");
+        has(caption, "What is breaching?", "a humpback whale");
     }
 
     #[test]

@@ -585,8 +585,13 @@ pub fn is_clothing(noun: &str) -> bool {
 /// barricades, balloons, banners, seats, statues — which a caption naming people leaves unnamed:
 /// "How many cameras? — 0" of a meeting in the Oval Office, "How many balloons? — 0" of supporters
 /// cheering on election night, "How many monuments? — 0" of people walking through Union Square
-/// were judged wrong (issue 29's labels).
-const AROUND_PEOPLE: [&str; 12] = [
+/// were judged wrong (issue 29's labels). So are what people wear or carry unremarked: "How many
+/// glasses? — 0" of a candidate speaking, "How many smartphones? — 0" of a senator speaking with
+/// the media (stop 71's labels).
+const AROUND_PEOPLE: [&str; 15] = [
+    "glass",
+    "phone",
+    "smartphone",
     "camera",
     "microphone",
     "barricade",
