@@ -76,7 +76,8 @@ impl NotDescription {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reading {
     /// The first sentence, without credits, dateline, dates and times (and a step's gerund:
-    /// [`step_object`]; numbers without their thousands commas).
+    /// [`step_object`]; numbers without their thousands commas; a photographer's "took this
+    /// image of": [`photographed`]).
     pub text: String,
     /// Why the caption describes no picture, when it does not.
     pub not_description: Option<NotDescription>,
@@ -114,7 +115,14 @@ pub fn read(caption: &str) -> Reading {
     let flagged = caption.split_once(':').is_some_and(|(flag, _)| {
         matches!(
             flag.trim(),
-            "UPDATE" | "UPDATED" | "BREAKING" | "EXCLUSIVE" | "OPINION" | "ANALYSIS" | "PODCAST"
+            "UPDATE"
+                | "UPDATED"
+                | "BREAKING"
+                | "EXCLUSIVE"
+                | "OPINION"
+                | "ANALYSIS"
+                | "PODCAST"
+                | "TIL"
         )
     });
     let not_description = if sentence.ends_with('?') {
@@ -937,18 +945,31 @@ const US_STATES: [&str; 31] = [
 ];
 
 /// What a photographer's picture is of: "Nature photographer PERSON took this image of a
-/// humpback whale breaching …" → "a humpback whale breaching …". Who took it is not in it.
-/// (Matched as written, in lower case: these words open no sentence.)
+/// humpback whale breaching …" → "a humpback whale breaching …". Who took it is not in it. The
+/// photographer must be the sentence's subject (not "A hiker who snapped this picture of a bear
+/// stays calm") and the picture of something else ("… took this photo of herself"). Matched as
+/// written, in lower case, after a subject.
 fn photographed(text: &str) -> Option<&str> {
-    let at = text.find(" this ")?;
-    let verb = text[..at].rsplit(' ').next()?;
-    if !matches!(verb, "took" | "captured" | "snapped" | "shot") {
-        return None;
-    }
-    let rest = &text[at + " this ".len()..];
-    ["image", "photo", "photograph", "picture", "shot"]
-        .iter()
-        .find_map(|noun| rest.strip_prefix(noun)?.strip_prefix(" of "))
+    text.match_indices(" this ").find_map(|(at, this)| {
+        let before = &text[..at];
+        let verb = before.rsplit(' ').next()?;
+        if !matches!(verb, "took" | "captured" | "snapped" | "shot")
+            || before
+                .split(' ')
+                .any(|w| matches!(w, "who" | "that" | "which"))
+        {
+            return None;
+        }
+        let rest = &text[at + this.len()..];
+        ["image", "photo", "photograph", "picture", "shot"]
+            .iter()
+            .find_map(|noun| rest.strip_prefix(noun)?.strip_prefix(" of "))
+            .filter(|of| {
+                !["herself", "himself", "themselves", "itself"]
+                    .iter()
+                    .any(|own| of.starts_with(own))
+            })
+    })
 }
 
 /// The sentence without a condition after its comma: "A button that says 'Download on the App
@@ -1996,23 +2017,38 @@ fn is_story(sentence: &str, words: &Words) -> bool {
             || (w[0] == "to" && matches!(w[1], "promote" | "plug" | "advertise"))
     });
     // "Apple Watch Series 5 cellular models are $100 off": a discount ends the sentence (not "a
-    // sign saying 50% off hangs …").
-    let discount = tokens.len() >= 2 && {
-        let (price, off) = (tokens[tokens.len() - 2], tokens[tokens.len() - 1]);
-        (price.starts_with('$') || price.ends_with('%'))
-            && price.contains(|c: char| c.is_ascii_digit())
-            && off.trim_end_matches(['.', '!']) == "off"
-    };
+    // sign saying 50% off hangs …"), and is no sign's text ("A sign in a shop window reading 50%
+    // off").
+    let discount = tokens.len() >= 2
+        && !lower.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "sign" | "signs" | "tag" | "tags" | "banner" | "poster" | "label" | "sticker"
+            )
+        })
+        && {
+            let (price, off) = (tokens[tokens.len() - 2], tokens[tokens.len() - 1]);
+            (price.starts_with('$') || price.ends_with('%'))
+                && price.contains(|c: char| c.is_ascii_digit())
+                && off.trim_end_matches(['.', '!']) == "off"
+        };
     // "TIL PERSON grew up thinking …": Reddit's "Today I learned" opens a post's title, a fact
     // read, not seen.
-    let reddit = tokens.first() == Some(&"TIL");
+    let reddit = tokens
+        .first()
+        .is_some_and(|t| t.trim_end_matches([',', ':']) == "TIL");
     // "Women have three types of …, finds study": what a study found is the story's.
-    let finding = lower.windows(2).any(|w| {
-        let publication =
-            |n: &str| matches!(n, "study" | "survey" | "poll" | "report" | "research");
-        let finds = |v: &str| matches!(v, "finds" | "found" | "suggests");
-        (finds(&w[0]) && publication(&w[1])) || (publication(&w[0]) && finds(&w[1]))
-    });
+    // Not a report found in a cabin, nor study space found in a library.
+    let publication = |n: &str| matches!(n, "study" | "survey" | "poll" | "report" | "research");
+    let finding = lower
+        .windows(2)
+        .any(|w| publication(&w[0]) && matches!(w[1].as_str(), "finds" | "suggests"))
+        || lower.len() >= 2
+            && matches!(
+                lower[lower.len() - 2].as_str(),
+                "finds" | "found" | "suggests"
+            )
+            && publication(&lower[lower.len() - 1]);
     // "2017 Lexus LC500 coupe arrives in the Philippines", "Drop top 2019 Lexus LC Convertible
     // is …": a model year before a make, at the start, names a car of the market, the story's.
     // ("A 1967 Ford Mustang parked outside a diner", "The 2019 Tour de France peloton": after
@@ -3361,9 +3397,19 @@ mod tests {
                 .text,
             "a humpback whale breaching off Point Loma."
         );
-        // A person taking a picture is in it.
-        let caption = "A tourist took a photo of the Eiffel Tower";
-        assert_eq!(read(caption).text, caption);
+        assert_eq!(
+            read("At the rally PERSON captured this photo of a crowd waving flags").text,
+            "a crowd waving flags"
+        );
+        // A person taking a picture is in it, as is one who took this one of herself or is
+        // described by it.
+        for caption in [
+            "A tourist took a photo of the Eiffel Tower",
+            "PERSON took this photo of herself at the beach",
+            "A hiker who snapped this picture of a bear stays calm",
+        ] {
+            assert_eq!(read(caption).text, caption);
+        }
     }
 
     #[test]
@@ -3400,6 +3446,7 @@ mod tests {
         // Stop 71's twelfth set: each was read as a description by stop 70's rules.
         for caption in [
             "TIL PERSON grew up thinking his mother was his sister",
+            "TIL: Octopuses have three hearts",
             "Women have three types of orgasms including an 'avalanche', finds study",
             "Apple Watch Series 5 cellular models are $100 off",
         ] {
@@ -3419,7 +3466,10 @@ mod tests {
             "LONDON: Commuters walk across a bridge",
             "6 ducks swim to the shore of a lake",
             "A man takes 20% off the price tag of a jacket",
+            "A sign in a shop window reading 50% off",
             "A student reads a study in a library",
+            "Students found study space in the library",
+            "A hiker holds a report found in the cabin",
             "Til the soil with a garden fork",
         ] {
             assert_eq!(read(caption).not_description, None, "{caption}");

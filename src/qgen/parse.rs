@@ -694,7 +694,7 @@ pub fn parse(caption: &str) -> Parse {
         // surrounding him".
         if tag == "NN"
             && lower.ends_with("ing")
-            && matches!(next.as_deref(), Some("him" | "them" | "us" | "me"))
+            && matches!(next.as_deref(), Some("him" | "them" | "it" | "us" | "me"))
         {
             tag = "VBG";
         }

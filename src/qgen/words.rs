@@ -420,6 +420,13 @@ pub fn is_body_part(noun: &str) -> bool {
             | "nose"
             | "mouth"
             | "shoulder"
+            | "chin"
+            | "ear"
+            | "lap"
+            | "hip"
+            | "knee"
+            | "chest"
+            | "wrist"
     )
 }
 
