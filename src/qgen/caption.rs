@@ -111,20 +111,25 @@ pub fn read(caption: &str) -> Reading {
     }
     let words = Words::of(&described);
     // "UPDATE: Port workers off the job", "BREAKING: …": a news flag opens a story's title (the
-    // dateline's rule cut it as a place in capitals).
-    let flagged = caption.split_once(':').is_some_and(|(flag, _)| {
-        matches!(
-            flag.trim(),
-            "UPDATE"
-                | "UPDATED"
-                | "BREAKING"
-                | "EXCLUSIVE"
-                | "OPINION"
-                | "ANALYSIS"
-                | "PODCAST"
-                | "TIL"
-        )
-    });
+    // dateline's rule cut it as a place in capitals). So does Reddit's "TIL" ("Today I learned",
+    // with a colon or without): a fact read, not seen.
+    let til = caption
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.trim_end_matches([',', ':']) == "TIL");
+    let flagged = til
+        || caption.split_once(':').is_some_and(|(flag, _)| {
+            matches!(
+                flag.trim(),
+                "UPDATE"
+                    | "UPDATED"
+                    | "BREAKING"
+                    | "EXCLUSIVE"
+                    | "OPINION"
+                    | "ANALYSIS"
+                    | "PODCAST"
+            )
+        });
     let not_description = if sentence.ends_with('?') {
         Some(NotDescription::Question)
     } else if (sentence.contains('!') && !exclaims_about_people(sentence))
@@ -960,10 +965,10 @@ fn photographed(text: &str) -> Option<&str> {
         {
             return None;
         }
-        let rest = &text[at + this.len()..];
-        ["image", "photo", "photograph", "picture", "shot"]
-            .iter()
-            .find_map(|noun| rest.strip_prefix(noun)?.strip_prefix(" of "))
+        let (noun, of) = text[at + this.len()..].split_once(' ')?;
+        names_a_picture(noun)
+            .then(|| of.strip_prefix("of "))
+            .flatten()
             .filter(|of| {
                 !["herself", "himself", "themselves", "itself"]
                     .iter()
@@ -1847,8 +1852,7 @@ fn opens_like_a_headline(lower: &[String]) -> bool {
 /// a headline's opening (`opens_like_a_headline`); also what someone thinks or denies, what
 /// happens online or around the world, a status or a rank the news gives ("is dead", "PERSON is
 /// the lone …"), a charge or an election ("charged with …"), and a model year before a make
-/// ("2017 Lexus LC500 coupe arrives …"), a post of Reddit's "TIL", a study's finding and a
-/// discount.
+/// ("2017 Lexus LC500 coupe arrives …"), a study's finding and a discount.
 fn is_story(sentence: &str, words: &Words) -> bool {
     if let Some(at) = sentence.find(": ")
         && sentence[at + 2..].starts_with(|c: char| c.is_uppercase() || c == '\'' || c == '"')
@@ -2020,23 +2024,13 @@ fn is_story(sentence: &str, words: &Words) -> bool {
     // sign saying 50% off hangs …"), and is no sign's text ("A sign in a shop window reading 50%
     // off").
     let discount = tokens.len() >= 2
-        && !lower.iter().any(|w| {
-            matches!(
-                w.as_str(),
-                "sign" | "signs" | "tag" | "tags" | "banner" | "poster" | "label" | "sticker"
-            )
-        })
         && {
             let (price, off) = (tokens[tokens.len() - 2], tokens[tokens.len() - 1]);
             (price.starts_with('$') || price.ends_with('%'))
                 && price.contains(|c: char| c.is_ascii_digit())
                 && off.trim_end_matches(['.', '!']) == "off"
-        };
-    // "TIL PERSON grew up thinking …": Reddit's "Today I learned" opens a post's title, a fact
-    // read, not seen.
-    let reddit = tokens
-        .first()
-        .is_some_and(|t| t.trim_end_matches([',', ':']) == "TIL");
+        }
+        && !lower.iter().any(|w| TEXT_BEARERS.contains(&&*singular(w)));
     // "Women have three types of …, finds study": what a study found is the story's.
     // Not a report found in a cabin, nor study space found in a library.
     let publication = |n: &str| matches!(n, "study" | "survey" | "poll" | "report" | "research");
@@ -2125,7 +2119,6 @@ fn is_story(sentence: &str, words: &Words) -> bool {
         || link
         || selling
         || discount
-        || reddit
         || finding
         || posting
         || lower.iter().any(|w| EVENTS.contains(&w.as_str()))
@@ -2176,9 +2169,12 @@ fn is_story(sentence: &str, words: &Words) -> bool {
 }
 
 /// Things made to carry words for passers-by: what they announce or tell is in the picture.
-const TEXT_BEARERS: [&str; 9] = [
+const TEXT_BEARERS: [&str; 12] = [
     "billboard",
     "sign",
+    "tag",
+    "label",
+    "sticker",
     "banner",
     "poster",
     "placard",
