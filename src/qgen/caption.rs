@@ -259,6 +259,7 @@ pub fn rules_verdict(reading: Option<NotDescription>, parsed: &Parse) -> Option<
 /// story ("Birthday girl: PERSON couldn't hide her delight …") is still no description.
 fn without_label(text: &str) -> &str {
     match text.split_once(": ") {
+        Some((label, _)) if is_machine_caption(label) => label,
         Some((label, rest))
             if opens_as_a_picture(rest)
                 || (label.split_whitespace().count() <= 5
@@ -280,6 +281,29 @@ fn without_label(text: &str) -> &str {
         }
         _ => text,
     }
+}
+
+/// Whether a label before a colon is an automatic captioner's description of the picture, which
+/// some publishers (MSN's syndicated stories) put before the story's headline: "a person wearing
+/// a suit and tie: NHS to move to its highest alert level", "a group of people sitting at a
+/// table: Ant and Dec in …". The captioner writes in lower case from its indefinite article on,
+/// and says what is there: a visible noun, and a verb or a preposition. A person's
+/// label starts with a capital ("Business focus: a camera lens") or is a phrase of one noun.
+fn is_machine_caption(label: &str) -> bool {
+    let words: Vec<&str> = label.split_whitespace().collect();
+    words.len() >= 4
+        && matches!(words[0], "a" | "an")
+        && words
+            .iter()
+            .all(|w| w.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
+        && words[1..].iter().any(|w| is_visible_word(w))
+        && words[2..].iter().any(|w| {
+            w.ends_with("ing")
+                || matches!(
+                    *w,
+                    "of" | "on" | "in" | "with" | "at" | "near" | "next" | "under" | "over"
+                )
+        })
 }
 
 /// Whether a label before a colon opens with a call to action ("Watch:", [`CALLS`]).
@@ -3003,6 +3027,33 @@ mod tests {
         ] {
             assert_eq!(verdict(caption), None, "{caption}");
         }
+        // An automatic captioner's description before a syndicated story's headline is the
+        // picture's; a person's label before a description goes as before.
+        for (caption, described) in [
+            (
+                "a person wearing a suit and tie: NHS to move to its highest alert level",
+                "a person wearing a suit and tie",
+            ),
+            (
+                "a group of people sitting at a table: Ant and Dec in the latest teaser",
+                "a group of people sitting at a table",
+            ),
+            (
+                "a close up of a sign: Changes proposed to the code",
+                "a close up of a sign",
+            ),
+            ("Business focus: a camera lens", "a camera lens"),
+        ] {
+            let r = read(caption);
+            assert_eq!(
+                (r.text.as_str(), r.not_description),
+                (described, None),
+                "{caption}"
+            );
+        }
+        // A label with no visible noun after its article is no captioner's.
+        let label = "a big win: the team celebrates on the pitch";
+        assert_eq!(read(label).text, label);
         // A call to action's label stays, in lower case too.
         assert_eq!(
             read("Watch: a bear breaks into a car").text,
