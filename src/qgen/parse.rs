@@ -349,6 +349,13 @@ fn sentence_capital(first: &str, rest: &str, tagger: &Tagger) -> bool {
     }
 }
 
+/// Whether a token is an abbreviation in capitals, of two letters or more, perhaps plural: "SUV",
+/// "RVs", "US".
+fn is_abbreviation(text: &str) -> bool {
+    let letters = text.strip_suffix('s').unwrap_or(text);
+    letters.len() > 1 && letters.bytes().all(|b| b.is_ascii_uppercase())
+}
+
 /// Whether `lower` is a colour word.
 pub fn is_color(lower: &str) -> bool {
     COLORS.contains(&lower)
@@ -422,6 +429,27 @@ pub fn parse(caption: &str) -> Parse {
             && let Some(known) = known.filter(|k| !k.starts_with("NNP"))
         {
             tag = known;
+        }
+        // "sitting in a van": a lower-case word the lexicon knows first as a name's ("Vincent van
+        // Gogh") is the thing it names with no name around it, after no proper noun and before
+        // no capital. (Not the first word, whose capital the parse may have lowered: "Trump
+        // taps …".)
+        if i > 0
+            && tag.starts_with("NNP")
+            && token.text.starts_with(|c: char| c.is_ascii_lowercase())
+            && is_visible(&singular(&lower))
+            && words
+                .last()
+                .is_none_or(|w: &Word| !w.tag.starts_with("NNP"))
+            && tokens
+                .get(i + 1)
+                .is_none_or(|n| !n.text.starts_with(char::is_uppercase))
+        {
+            tag = if tag == "NNPS" { "NNS" } else { "NN" };
+        }
+        // "an SUV": a vehicle's abbreviation the tagger guessed a proper noun is the vehicle.
+        if tag.starts_with("NNP") && is_abbreviation(token.text) && is_vehicle(&singular(&lower)) {
+            tag = if lower.ends_with('s') { "NNS" } else { "NN" };
         }
         let finite_tag = |t: &str| matches!(t, "VBZ" | "VBD" | "VBP");
         let finite = |w: &Word| finite_tag(w.tag);
@@ -1711,14 +1739,22 @@ impl Parse {
     /// Whether words `start..end` name something by its proper name ("New York Supreme Court",
     /// "Apple's headquarters", "Manhattan's Chelsea neighborhood"): a proper noun or a
     /// capitalised word other than the caption's first. The filter's substitution tokens stand
-    /// for any person or place, and people by name stay answers.
+    /// for any person or place, and people by name stay answers; a common noun's abbreviation
+    /// heading its phrase ("in an RV", "an SUV", "watching TV") names no one thing.
     pub fn is_named(&self, start: usize, end: usize) -> bool {
         self.words[start..end].iter().enumerate().any(|(k, w)| {
             let i = start + k;
+            // Not before another noun: "A TV screen" is a screen of a kind, as "NFL football" is.
+            // Only a thing's ("an RBI double" is a hit's, and "an RBI" no answer); the lexicon
+            // lacks "RV".
+            let common_abbreviation = matches!(w.tag, "NN" | "NNS")
+                && is_abbreviation(&w.text)
+                && (is_visible(&singular(&w.lower)) || matches!(w.lower.as_str(), "rv" | "rvs"))
+                && self.words.get(i + 1).is_none_or(|n| n.pos != Pos::Noun);
             !matches!(w.text.as_str(), "PERSON" | "LOC")
                 && w.entity != Some(Entity::Person)
                 && (matches!(w.tag, "NNP" | "NNPS")
-                    || (i > 0 && w.text.starts_with(char::is_uppercase)))
+                    || (i > 0 && w.text.starts_with(char::is_uppercase) && !common_abbreviation))
         })
     }
 
@@ -2036,6 +2072,18 @@ mod tests {
         let p = parse("In a laboratory in Shanghai, researchers work on a quantum computer.");
         let work = p.words.iter().find(|w| w.lower == "work").unwrap();
         assert_eq!(work.pos, Pos::Verb, "{}", work.tag);
+    }
+
+    #[test]
+    fn a_name_s_particle_that_names_a_thing_is_the_thing() {
+        // The lexicon knows "van" first as a name's ("van Gogh"): after an article it is the
+        // vehicle, before a name's capital still the name's.
+        let van = parse("A family sitting in a van on a road");
+        assert_eq!(van.words[5].tag, "NN");
+        let white = parse("A family sitting in a white van");
+        assert_eq!(white.words[6].tag, "NN");
+        let gogh = parse("A painting by Vincent van Gogh");
+        assert_eq!(gogh.words[4].tag, "NNP");
     }
 
     #[test]

@@ -833,6 +833,55 @@ fn absolute_with(p: &Parse, chunks: &[Chunk], k: usize) -> Option<bool> {
     }
 }
 
+/// Things besides vehicles that one sits, lies or stands inside and that stand on something
+/// else: "a cat in a box on the floor", "a man sitting in a chair on a porch", "a family in an
+/// RV on a road" ("rv" is no vehicle of the count's kinds, which ask "How many … are there?").
+const CONTAINERS: [&str; 24] = [
+    "box",
+    "basket",
+    "crate",
+    "tub",
+    "bathtub",
+    "bucket",
+    "bowl",
+    "cage",
+    "stroller",
+    "pram",
+    "carrier",
+    "suitcase",
+    "sink",
+    "chair",
+    "armchair",
+    "wheelchair",
+    "hammock",
+    "crib",
+    "cradle",
+    "tent",
+    "rv",
+    "camper",
+    "motorhome",
+    "minivan",
+];
+
+/// Whether place phrase `place`, right after the phrase `before`, places what `before` says the
+/// subject is inside rather than the subject: "sitting in a car | on a street" (the car is on the
+/// street; she sits in the car, not on the street), "a cat in a box | on the floor". Only "on"
+/// and its like after "in" a vehicle or a container: "sitting in a room on a chair" sits on the
+/// chair, "waits in a car at a gas station" waits at the station too.
+fn places_the_container(p: &Parse, before: &Chunk, place: &Chunk) -> bool {
+    let (ChunkKind::Pp { np: inside }, ChunkKind::Pp { .. }) = (before.kind, place.kind) else {
+        return false;
+    };
+    let container = singular(&p.words[p.chunks[inside].head].lower);
+    before.end == place.start
+        && matches!(p.words[before.start].lower.as_str(), "in" | "inside")
+        && (is_vehicle(&container) || CONTAINERS.contains(&&*container))
+        && matches!(
+            p.words[place.start].lower.as_str(),
+            "on" | "upon" | "atop" | "along"
+        )
+}
+
 /// Whether verb group `v` is a verb of how one looks ("looks", "appeared", "seems"), which an
 /// adjective completes as it does a copula ("The boy looks happy": not "Does the boy look?").
 fn looks(p: &Parse, v: &Chunk) -> bool {
@@ -1332,10 +1381,18 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
             } else {
                 verb
             };
-            for place in c.places.iter().filter(|pp| p.is_location(pp)) {
+            for (k, place) in c.places.iter().enumerate() {
                 let ChunkKind::Pp { np } = place.kind else {
                     continue;
                 };
+                // Not "What is the woman sitting on? — a street" of "sitting in a car on a
+                // street": the street is the car's place ([`places_the_container`]), though
+                // still part of the sentence the other questions repeat.
+                if !p.is_location(place)
+                    || (k > 0 && places_the_container(p, &c.places[k - 1], place))
+                {
+                    continue;
+                }
                 // A passive's "by" names who or what does it, not where: "Who is PERSON flanked
                 // by? — his father", not "Where is PERSON flanked? — by his father".
                 if form == Form::Passive && p.words[place.start].lower == "by" {
@@ -1456,11 +1513,15 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 let q = question(&["Who is", &first, "with"]);
                 ask(&mut out, q, (other.start, c.subject.1), AnswerType::Person);
             }
-            // "a cat on a bed", "a woman with a hat".
-            for place in &c.places {
+            // "a cat on a bed", "a woman with a hat"; not "What is the dog on? — a road" of "a
+            // dog in a car on a road" ([`places_the_container`]).
+            for (k, place) in c.places.iter().enumerate() {
                 let ChunkKind::Pp { np } = place.kind else {
                     continue;
                 };
+                if k > 0 && places_the_container(p, &c.places[k - 1], place) {
+                    continue;
+                }
                 let np_chunk = p.chunks[np];
                 let prep = p.preposition(place);
                 if prep == "with" && p.names_a_person(np_chunk.start, np_chunk.head) {
@@ -4429,6 +4490,72 @@ mod tests {
             "A boy stands at the front with his sister",
             "Where does the boy stand?",
             "at the front",
+        );
+    }
+
+    #[test]
+    fn a_place_after_a_vehicle_one_is_in_is_the_vehicle_s() {
+        // The street is where the car is: she sits in the car, not on the street.
+        let car = "A woman sitting in a car on a street";
+        has(car, "Where is the woman sitting?", "in a car");
+        has(car, "What is the woman sitting in?", "a car");
+        not_asked(car, &|(q, _)| q == "What is the woman sitting on?");
+        not_asked(car, &|(_, a)| a == "a street" || a == "on a street");
+        // "van" is the vehicle (not the "van" of "van Gogh"), and "RV", "SUV" in capitals are
+        // kinds of vehicle, no names.
+        for vehicle in ["a van", "an RV", "an SUV"] {
+            let caption = format!("A family sitting in {vehicle} on a road");
+            has(
+                &caption,
+                "Where is the family sitting?",
+                &format!("in {vehicle}"),
+            );
+            has(&caption, "What is the family sitting in?", vehicle);
+            not_asked(&caption, &|(q, a)| {
+                q == "What is the family sitting on?" || a == "a road" || a == "on a road"
+            });
+            has(
+                &caption,
+                &format!("Who is sitting in {vehicle} on a road?"),
+                "a family",
+            );
+        }
+        has(
+            "A family sitting in a van",
+            "What is the family sitting in?",
+            "a van",
+        );
+        // Not only a car: a boat on a lake, a box on the floor, and no verb.
+        let boat = "A man fishing in a boat on a lake";
+        has(boat, "Where is the man fishing?", "in a boat");
+        not_asked(boat, &|(q, _)| q == "What is the man fishing on?");
+        // A hit's abbreviation is no thing: "an RBI double" stays one phrase, unasked.
+        not_asked(
+            "PERSON hits an RBI double during the first inning.",
+            &|(_, a)| a == "an RBI",
+        );
+        let box_ = "A cat sitting in a box on the floor";
+        has(box_, "What is the cat sitting in?", "a box");
+        not_asked(box_, &|(q, _)| q == "What is the cat sitting on?");
+        let dog = "A dog in a car on a road";
+        has(dog, "Where is the dog?", "in a car");
+        not_asked(dog, &|(q, a)| q == "What is the dog on?" || a == "a road");
+        // A place one is in that is no container, and places after another preposition, stay
+        // the subject's.
+        has(
+            "A family sitting in a room on a chair",
+            "What is the family sitting on?",
+            "a chair",
+        );
+        has(
+            "A dog sleeping on a couch in a living room",
+            "What is the dog sleeping in?",
+            "a living room",
+        );
+        has(
+            "A man waits in a car at a gas station",
+            "What does the man wait at?",
+            "a gas station",
         );
     }
 
