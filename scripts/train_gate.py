@@ -210,7 +210,7 @@ def main() -> int:
                 "# hand-labelled or examples/qgen/captions.txt, of "
                 f"{', '.join(sorted(set(groups), key=list(SETS).index))}.\n"
                 f"# Logistic regression on feature counts, L2 {L2}, features in >= {MIN_COUNT} "
-                "captions.\n")
+                "captions, the bias refitted on the captions the rules pass.\n")
         f.write(f"bias\t{bias:.5f}\nthreshold\t{THRESHOLD:.2f}\n")
         f.writelines(f"{name}\t{w:.5f}\n" for name, w in kept)
     print(f"\n{args.out}: {len(kept)} features, threshold {THRESHOLD:.2f}")

@@ -259,7 +259,6 @@ pub fn rules_verdict(reading: Option<NotDescription>, parsed: &Parse) -> Option<
 /// story ("Birthday girl: PERSON couldn't hide her delight …") is still no description.
 fn without_label(text: &str) -> &str {
     match text.split_once(": ") {
-        Some((label, _)) if is_machine_caption(label) => label,
         Some((label, rest))
             if opens_as_a_picture(rest)
                 || (label.split_whitespace().count() <= 5
@@ -279,6 +278,8 @@ fn without_label(text: &str) -> &str {
         {
             rest
         }
+        // An automatic captioner's, when what follows is none of the above (a headline).
+        Some((label, _)) if is_machine_caption(label) => label,
         _ => text,
     }
 }
@@ -287,23 +288,36 @@ fn without_label(text: &str) -> &str {
 /// some publishers (MSN's syndicated stories) put before the story's headline: "a person wearing
 /// a suit and tie: NHS to move to its highest alert level", "a group of people sitting at a
 /// table: Ant and Dec in …". The captioner writes in lower case from its indefinite article on,
-/// and says what is there: a visible noun, and a verb or a preposition. A person's
-/// label starts with a capital ("Business focus: a camera lens") or is a phrase of one noun.
+/// names something one could see, and goes on with a verb's participle ("wearing", "parked") or
+/// a preposition; after a preposition it names something one could see again. A person's label
+/// starts with a capital ("Business focus: a camera lens"), or is an idiom whose preposition
+/// leads to nothing one could see ("a man on a mission", "a woman in charge", "a room with a
+/// view").
 fn is_machine_caption(label: &str) -> bool {
+    // Most labels end here, before any allocation.
+    if !(label.starts_with("a ") || label.starts_with("an ")) {
+        return false;
+    }
     let words: Vec<&str> = label.split_whitespace().collect();
+    let preposition = |w: &str| {
+        matches!(
+            w,
+            "of" | "on" | "in" | "with" | "at" | "near" | "next" | "under" | "over"
+        )
+    };
+    let participle = |w: &str| w.len() > 4 && (w.ends_with("ing") || w.ends_with("ed"));
+    let seen = |w: &&str| is_visible_word(w.trim_end_matches("'s"));
+    let Some(join) = (2..words.len()).find(|&k| participle(words[k]) || preposition(words[k]))
+    else {
+        return false;
+    };
     words.len() >= 4
-        && matches!(words[0], "a" | "an")
-        && words
-            .iter()
-            .all(|w| w.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
-        && words[1..].iter().any(|w| is_visible_word(w))
-        && words[2..].iter().any(|w| {
-            w.ends_with("ing")
-                || matches!(
-                    *w,
-                    "of" | "on" | "in" | "with" | "at" | "near" | "next" | "under" | "over"
-                )
+        && words.iter().all(|w| {
+            w.chars()
+                .all(|c| c.is_ascii_lowercase() || c == '-' || c == '\'')
         })
+        && words[1..].iter().any(seen)
+        && (participle(words[join]) || words[join + 1..].iter().any(seen))
 }
 
 /// Whether a label before a colon opens with a call to action ("Watch:", [`CALLS`]).
@@ -3051,9 +3065,22 @@ mod tests {
                 "{caption}"
             );
         }
-        // A label with no visible noun after its article is no captioner's.
-        let label = "a big win: the team celebrates on the pitch";
-        assert_eq!(read(label).text, label);
+        // A label with no visible noun after its article is no captioner's, nor an idiom with
+        // none after its preposition.
+        for label in [
+            "a big win in the final: Rovers lift the cup",
+            "a man on a mission: PERSON runs 100 miles for charity",
+            "a room with a view: Florence apartments",
+        ] {
+            assert_ne!(
+                read(label).text,
+                label.split_once(':').unwrap().0,
+                "{label}"
+            );
+        }
+        // What follows the captioner's words is read when it describes the picture itself.
+        let r = read("a man on a mission: A teenager runs across a field with a flag");
+        assert_eq!(r.text, "A teenager runs across a field with a flag");
         // A call to action's label stays, in lower case too.
         assert_eq!(
             read("Watch: a bear breaks into a car").text,

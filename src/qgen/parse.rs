@@ -349,11 +349,19 @@ fn sentence_capital(first: &str, rest: &str, tagger: &Tagger) -> bool {
     }
 }
 
-/// Whether a token is an abbreviation in capitals, of two letters or more, perhaps plural: "SUV",
-/// "RVs", "US".
-fn is_abbreviation(text: &str) -> bool {
+/// Things written as abbreviations in capitals, in lower case: "an RV", "an SUV", "watching TV".
+/// A list, not any capitals whose lower case is a noun: "BOOTS", "GAP", "SHELL" and "ICE" are a
+/// shop's, a brand's and an agency's names.
+pub(super) const THING_ABBREVIATIONS: [&str; 6] = ["tv", "pc", "suv", "rv", "atv", "utv"];
+
+/// Whether a token is one of [`THING_ABBREVIATIONS`] in capitals, perhaps plural ("SUVs").
+fn is_thing_abbreviation(text: &str) -> bool {
     let letters = text.strip_suffix('s').unwrap_or(text);
-    letters.len() > 1 && letters.bytes().all(|b| b.is_ascii_uppercase())
+    letters.len() > 1
+        && letters.bytes().all(|b| b.is_ascii_uppercase())
+        && THING_ABBREVIATIONS
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(letters))
 }
 
 /// Whether `lower` is a colour word.
@@ -430,26 +438,28 @@ pub fn parse(caption: &str) -> Parse {
         {
             tag = known;
         }
-        // "sitting in a van": a lower-case word the lexicon knows first as a name's ("Vincent van
-        // Gogh") is the thing it names with no name around it, after no proper noun and before
-        // no capital. (Not the first word, whose capital the parse may have lowered: "Trump
-        // taps …".)
+        // "sitting in a van", "a Ford van": a lower-case word tagged a proper noun (the lexicon
+        // knows "van" first as the particle of "Vincent van Gogh") that names a thing one could
+        // see is the thing, unless a name goes on after it ("van Gogh", "van der Rohe"). (Not
+        // the first word, whose capital the parse may have lowered: "Trump taps …".)
         if i > 0
             && tag.starts_with("NNP")
             && token.text.starts_with(|c: char| c.is_ascii_lowercase())
             && is_visible(&singular(&lower))
-            && words
-                .last()
-                .is_none_or(|w: &Word| !w.tag.starts_with("NNP"))
-            && tokens
-                .get(i + 1)
-                .is_none_or(|n| !n.text.starts_with(char::is_uppercase))
+            && tokens.get(i + 1).is_none_or(|n| {
+                !n.text.starts_with(char::is_uppercase)
+                    && !matches!(n.text, "der" | "den" | "de" | "het")
+            })
         {
             tag = if tag == "NNPS" { "NNS" } else { "NN" };
         }
-        // "an SUV": a vehicle's abbreviation the tagger guessed a proper noun is the vehicle.
-        if tag.starts_with("NNP") && is_abbreviation(token.text) && is_vehicle(&singular(&lower)) {
-            tag = if lower.ends_with('s') { "NNS" } else { "NN" };
+        // "an SUV": a thing's abbreviation the tagger guessed a proper noun is the thing.
+        if tag.starts_with("NNP") && is_thing_abbreviation(token.text) {
+            tag = if token.text.ends_with('s') {
+                "NNS"
+            } else {
+                "NN"
+            };
         }
         let finite_tag = |t: &str| matches!(t, "VBZ" | "VBD" | "VBP");
         let finite = |w: &Word| finite_tag(w.tag);
@@ -1745,11 +1755,8 @@ impl Parse {
         self.words[start..end].iter().enumerate().any(|(k, w)| {
             let i = start + k;
             // Not before another noun: "A TV screen" is a screen of a kind, as "NFL football" is.
-            // Only a thing's ("an RBI double" is a hit's, and "an RBI" no answer); the lexicon
-            // lacks "RV".
             let common_abbreviation = matches!(w.tag, "NN" | "NNS")
-                && is_abbreviation(&w.text)
-                && (is_visible(&singular(&w.lower)) || matches!(w.lower.as_str(), "rv" | "rvs"))
+                && is_thing_abbreviation(&w.text)
                 && self.words.get(i + 1).is_none_or(|n| n.pos != Pos::Noun);
             !matches!(w.text.as_str(), "PERSON" | "LOC")
                 && w.entity != Some(Entity::Person)

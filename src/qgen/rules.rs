@@ -657,6 +657,9 @@ impl<'a> Clause<'a> {
         // phrase (and its "of" phrases) is a time, which no picture settles, left out even when
         // nothing else is left to ask.
         let mut during = false;
+        // The place before, to leave out with a named container the place it puts that
+        // container in ("in a Ford van on a road": not "Who is sitting on a road?").
+        let mut before: Option<&Chunk> = None;
         let places: Vec<(&Chunk, bool, bool)> = self
             .places
             .iter()
@@ -677,11 +680,14 @@ impl<'a> Clause<'a> {
                     _ => false,
                 };
                 let of = self.p.words[place.start].lower == "of";
+                let contained =
+                    dropped && before.is_some_and(|b| places_the_container(self.p, b, place));
                 dropped = if of {
                     dropped
                 } else {
-                    (self.p.is_named(place.start, place.end) && !people) || time
+                    (self.p.is_named(place.start, place.end) && !people) || time || contained
                 };
+                before = Some(place);
                 during = (of && during) || self.p.words[place.start].lower == "during";
                 (place, dropped, during)
             })
@@ -833,10 +839,11 @@ fn absolute_with(p: &Parse, chunks: &[Chunk], k: usize) -> Option<bool> {
     }
 }
 
-/// Things besides vehicles that one sits, lies or stands inside and that stand on something
-/// else: "a cat in a box on the floor", "a man sitting in a chair on a porch", "a family in an
-/// RV on a road" ("rv" is no vehicle of the count's kinds, which ask "How many … are there?").
-const CONTAINERS: [&str; 24] = [
+/// Things besides vehicles that one sits, lies or stands inside, enclosed, and that stand on
+/// something else: "a cat in a box on the floor", "a family in an RV on a road" ("rv" is no
+/// vehicle of the count's kinds, which ask "How many … are there?"). Not an open seat: "a man in
+/// a wheelchair on a basketball court" is on the court too.
+const CONTAINERS: [&str; 18] = [
     "box",
     "basket",
     "crate",
@@ -845,15 +852,9 @@ const CONTAINERS: [&str; 24] = [
     "bucket",
     "bowl",
     "cage",
-    "stroller",
-    "pram",
     "carrier",
     "suitcase",
     "sink",
-    "chair",
-    "armchair",
-    "wheelchair",
-    "hammock",
     "crib",
     "cradle",
     "tent",
@@ -872,14 +873,16 @@ fn places_the_container(p: &Parse, before: &Chunk, place: &Chunk) -> bool {
     let (ChunkKind::Pp { np: inside }, ChunkKind::Pp { .. }) = (before.kind, place.kind) else {
         return false;
     };
-    let container = singular(&p.words[p.chunks[inside].head].lower);
     before.end == place.start
         && matches!(p.words[before.start].lower.as_str(), "in" | "inside")
-        && (is_vehicle(&container) || CONTAINERS.contains(&&*container))
         && matches!(
             p.words[place.start].lower.as_str(),
             "on" | "upon" | "atop" | "along"
         )
+        && {
+            let container = singular(&p.words[p.chunks[inside].head].lower);
+            is_vehicle(&container) || CONTAINERS.contains(&&*container)
+        }
 }
 
 /// Whether verb group `v` is a verb of how one looks ("looks", "appeared", "seems"), which an
@@ -2555,11 +2558,19 @@ fn yes_no_clause(c: &Clause, seed: u64, aux: &str, verb: &str, out: &mut Vec<Pro
     let subject = c.subject_definite();
     let object = c.object.map(|(s, e, _)| c.words(s, e)).unwrap_or_default();
     // Named places stay out of yes/no questions: "in New York City" is no more visible to a
-    // yes than to a wh-question (and a swap would write "New York field").
+    // yes than to a wh-question (and a swap would write "New York field"); so does the place of
+    // a named container ("in a Ford van on a road": not "Is the family sitting on a road?").
+    let named = |k: usize| p.is_named(c.places[k].start, c.places[k].end);
     let places: Vec<&Chunk> = c
         .places
         .iter()
-        .filter(|pp| p.is_location(pp) && !p.is_named(pp.start, pp.end))
+        .enumerate()
+        .filter(|&(k, pp)| {
+            p.is_location(pp)
+                && !named(k)
+                && !(k > 0 && named(k - 1) && places_the_container(p, &c.places[k - 1], pp))
+        })
+        .map(|(_, pp)| pp)
         .collect();
     let place_words = |swap: Option<(usize, &str)>| -> String {
         places
@@ -4529,10 +4540,21 @@ mod tests {
         let boat = "A man fishing in a boat on a lake";
         has(boat, "Where is the man fishing?", "in a boat");
         not_asked(boat, &|(q, _)| q == "What is the man fishing on?");
-        // A hit's abbreviation is no thing: "an RBI double" stays one phrase, unasked.
-        not_asked(
-            "PERSON hits an RBI double during the first inning.",
-            &|(_, a)| a == "an RBI",
+        // A brand before the vehicle: the van is still the vehicle, the road still its.
+        let ford = "A family sitting in a Ford van on a road";
+        not_asked(ford, &|(q, a)| {
+            q == "What is the family sitting on?"
+                || a == "a road"
+                || a == "on a road"
+                || q == "Is the family sitting on a road?"
+        });
+        // A shop's name in capitals is no thing, whatever its lower case means.
+        not_asked("Shoppers queue outside BOOTS", &|(_, a)| a == "BOOTS");
+        // An open seat is no container: he is on the court too.
+        has(
+            "A man in a wheelchair on a basketball court",
+            "What is the man on?",
+            "a basketball court",
         );
         let box_ = "A cat sitting in a box on the floor";
         has(box_, "What is the cat sitting in?", "a box");
