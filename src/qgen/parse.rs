@@ -352,7 +352,7 @@ fn sentence_capital(first: &str, rest: &str, tagger: &Tagger) -> bool {
 /// Things written as abbreviations in capitals, in lower case: "an RV", "an SUV", "watching TV".
 /// A list, not any capitals whose lower case is a noun: "BOOTS", "GAP", "SHELL" and "ICE" are a
 /// shop's, a brand's and an agency's names.
-pub(super) const THING_ABBREVIATIONS: [&str; 6] = ["tv", "pc", "suv", "rv", "atv", "utv"];
+const THING_ABBREVIATIONS: [&str; 6] = ["tv", "pc", "suv", "rv", "atv", "utv"];
 
 /// Whether a token is one of [`THING_ABBREVIATIONS`] in capitals, perhaps plural ("SUVs").
 fn is_thing_abbreviation(text: &str) -> bool {
@@ -1755,13 +1755,16 @@ impl Parse {
         self.words[start..end].iter().enumerate().any(|(k, w)| {
             let i = start + k;
             // Not before another noun: "A TV screen" is a screen of a kind, as "NFL football" is.
-            let common_abbreviation = matches!(w.tag, "NN" | "NNS")
-                && is_thing_abbreviation(&w.text)
-                && self.words.get(i + 1).is_none_or(|n| n.pos != Pos::Noun);
+            // (Asked only of a capitalised common noun: the list is no lookup for every word.)
+            let common_abbreviation = || {
+                matches!(w.tag, "NN" | "NNS")
+                    && is_thing_abbreviation(&w.text)
+                    && self.words.get(i + 1).is_none_or(|n| n.pos != Pos::Noun)
+            };
             !matches!(w.text.as_str(), "PERSON" | "LOC")
                 && w.entity != Some(Entity::Person)
                 && (matches!(w.tag, "NNP" | "NNPS")
-                    || (i > 0 && w.text.starts_with(char::is_uppercase) && !common_abbreviation))
+                    || (i > 0 && w.text.starts_with(char::is_uppercase) && !common_abbreviation()))
         })
     }
 
