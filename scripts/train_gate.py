@@ -33,6 +33,15 @@ is flat from 0.10 to 0.70 within three captions, so the peak moved between 0.15 
 retraining to the next with the parse, and the measured valid rates moved with it. Before that,
 the F1 of "describes" chose 0.05 to 0.10, under which the model vetoed almost nothing.)
 
+The model also overrules the rules' least precise veto: a caption they find nothing visible in
+("Figures gathered around a campfire outdoors at night", "Raw Quinoa in a glass canister with a
+scoop": the subject is no word the lexicon knows as a thing one could see) gets questions when
+the model scores it at least OVERRULE. The veto is right four times in five on the labelled sets;
+0.95 was chosen on the left-out scores of stop 72's model (z >= 3): over it, 27 of the
+labelled captions so vetoed are descriptions and 6 are not; over 0.9, 31 and 11; over 0.98, 15
+and 4. No other veto is overruled: over the same score the headline veto's captions are as
+often no description as one (the long news story of a photographed person).
+
 Before writing the model (unless --leave-out) it prints, for each set left out in turn (model and
 threshold from the others): the hand rules alone and the rules with the model's veto (what altflow
 does), as precision and recall of "describes" against the hand labels. Those are the figures for
@@ -66,6 +75,7 @@ MIN_COUNT = 2      # a feature must occur in this many labelled captions
 L2 = 1.0           # weight of the squared norm in the loss (the bias is not penalised)
 THRESHOLD = 0.5    # a score at least this lets a caption through (module docstring)
 VETOED_WEIGHT = 0.1  # weight of a labelled caption the rules veto (module docstring)
+OVERRULE = 0.95     # a score at least this lets through what the rules find nothing visible in
 MODEL = ROOT / "data/qgen/gate_model.tsv"
 
 
@@ -136,19 +146,23 @@ def report(decided: list[bool], truth: list[bool]) -> str:
     return f"precision {precision:.0%} ({tp}/{tp + fp}), recall {recall:.0%} ({tp}/{tp + fn})"
 
 
-def left_out_table(rows, y, weight, passed, groups) -> None:
+def left_out_table(rows, y, weight, passed, overrulable, groups) -> None:
     """Prints, for each set in turn, the rules alone and the rules with a model (and threshold)
-    trained on the other sets, on the set's captions the rules pass."""
-    print("| left out | captions the rules pass | threshold | rules alone | rules and the model |")
-    print("|---|---|---|---|---|")
+    trained on the other sets, on the set's captions the rules pass; and of the captions the
+    rules find nothing visible in, how many descriptions and others the model overrules."""
+    print("| left out | captions the rules pass | threshold | rules alone | rules and the model "
+          "| overruled (descriptions / not) |")
+    print("|---|---|---|---|---|---|")
     for name in SETS:
         others = [i for i, g in enumerate(groups) if g != name and weight[i] > 0]
         test = [i for i, g in enumerate(groups) if g == name and passed[i]]
         model = train([rows[i] for i in others], y[others], weight[others], passed[others])
         truth = [bool(y[i]) for i in test]
         kept = [score(model, rows[i]) >= THRESHOLD for i in test]
+        over = [i for i, g in enumerate(groups)
+                if g == name and overrulable[i] and score(model, rows[i]) >= OVERRULE]
         print(f"| {name} | {len(test)} | {THRESHOLD:.2f} | {report([True] * len(test), truth)} "
-              f"| {report(kept, truth)} |")
+              f"| {report(kept, truth)} | {int(y[over].sum())} / {int(len(over) - y[over].sum())} |")
 
 
 def main() -> int:
@@ -181,6 +195,7 @@ def main() -> int:
     # The model judges only what the rules let through; it learns from what they veto too, at a
     # smaller weight (module docstring).
     passed = np.array([s["rules"] is None for s in seen])
+    overrulable = np.array([s["rules"] == "nothing_visible" for s in seen])
     weight = np.where(passed, 1.0, args.vetoed_weight)
     y = np.array([float(t) for _, _, t in data])
     print(f"{int(passed.sum())} labelled captions the rules pass "
@@ -191,7 +206,7 @@ def main() -> int:
     groups = [s for s, _, _ in data]
     # A model left without one set is measured on it by scripts/qgen_real.py, not here.
     if not args.leave_out:
-        left_out_table(rows, y, weight, passed, groups)
+        left_out_table(rows, y, weight, passed, overrulable, groups)
 
     if args.evaluate_only:
         return 0
@@ -211,7 +226,7 @@ def main() -> int:
                 f"{', '.join(sorted(set(groups), key=list(SETS).index))}.\n"
                 f"# Logistic regression on feature counts, L2 {L2}, features in >= {MIN_COUNT} "
                 "captions, the bias refitted on the captions the rules pass.\n")
-        f.write(f"bias\t{bias:.5f}\nthreshold\t{THRESHOLD:.2f}\n")
+        f.write(f"bias\t{bias:.5f}\nthreshold\t{THRESHOLD:.2f}\noverrule\t{OVERRULE:.2f}\n")
         f.writelines(f"{name}\t{w:.5f}\n" for name, w in kept)
     print(f"\n{args.out}: {len(kept)} features, threshold {THRESHOLD:.2f}")
     return 0

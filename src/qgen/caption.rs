@@ -96,7 +96,7 @@ pub fn read(caption: &str) -> Reading {
     let sentence = without_condition(first_sentence(text));
     let mut described = without_times(sentence);
     if let Some(handled) = step_object(&described) {
-        described = handled.to_string();
+        described = handled;
     }
     if let Some(joined) = without_thousands_commas(&described) {
         described = joined;
@@ -193,14 +193,14 @@ fn without_thousands_commas(text: &str) -> Option<String> {
 /// the hands unnamed; read from the thing on ("the bread dough on a wooden chopping board").
 /// Only a sentence-case step whose gerund takes an object at once and which places it on or in a
 /// visible thing: "Drawing the line", "Harnessing the power of MIT alumni", "Painting of a boat"
-/// and "Typing on the new MacBook Pro" stay as they are.
-fn step_object(text: &str) -> Option<&str> {
+/// and "Typing on the new MacBook Pro" stay as they are. A cook writes of "our bread dough" and
+/// "my fingers": in the step they are "the" bread dough and fingers shown, not the writer
+/// speaking ("Pouring the olive oil mixture over our bread dough").
+fn step_object(text: &str) -> Option<String> {
     let (gerund, rest) = text.split_once(' ')?;
-    // Most captions end here, before any allocation.
-    if !(gerund.len() > 5
-        && gerund.ends_with("ing")
-        && gerund.starts_with(|c: char| c.is_ascii_uppercase()))
-    {
+    // Most captions end here, before any allocation. A step may be written in lower case
+    // ("placing the bread dough in the oiled bread tin").
+    if !(gerund.len() > 5 && gerund.ends_with("ing") && gerund.is_ascii()) {
         return None;
     }
     // The lexicon lacks many a cook's verb ("kneading", "whisking"): a noun in "-ing" one could
@@ -237,7 +237,22 @@ fn step_object(text: &str) -> Option<&str> {
                 is_visible_word(n) || matches!(n, "board" | "boards")
             })
     });
-    placed.then_some(rest)
+    // "with my fingers": the cook's own hands or tools, which the step's picture may not show
+    // and which the thing handled does not have.
+    let own = words
+        .windows(2)
+        .position(|w| w[0] == "with" && matches!(w[1], "our" | "my"))
+        .unwrap_or(words.len());
+    placed.then(|| {
+        words[..own]
+            .iter()
+            .map(|w| match *w {
+                "our" | "my" => "the",
+                w => w,
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
 }
 
 /// The hand rules' verdict on a caption: the reading's ([`read`]), else the parse's — a
@@ -3443,6 +3458,19 @@ mod tests {
             (
                 "Pouring the olive mixture in the bread tin",
                 "the olive mixture in the bread tin",
+            ),
+            // In lower case, and with the cook's "our" and "my".
+            (
+                "placing the bread dough in the oiled bread tin",
+                "the bread dough in the oiled bread tin",
+            ),
+            (
+                "Pouring the olive oil mixture over our bread dough",
+                "the olive oil mixture over the bread dough",
+            ),
+            (
+                "Making dents in the bread with my fingers",
+                "dents in the bread",
             ),
         ] {
             let reading = read(caption);

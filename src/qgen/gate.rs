@@ -40,6 +40,9 @@ const MODEL: &str = include_str!("../../data/qgen/gate_model.tsv");
 pub struct GateModel {
     bias: f32,
     threshold: f32,
+    /// The score at or over which the model overrules the rules' weakest veto
+    /// ([`GateModel::overrules`]); over 1, never.
+    overrule: f32,
     weights: HashMap<Box<str>, f32, RandomState>,
 }
 
@@ -69,6 +72,7 @@ impl GateModel {
         let mut model = GateModel {
             bias: 0.0,
             threshold: 0.5,
+            overrule: 2.0,
             weights: HashMap::default(),
         };
         for (n, line) in table.lines().enumerate() {
@@ -84,6 +88,7 @@ impl GateModel {
             match name {
                 "bias" => model.bias = weight,
                 "threshold" => model.threshold = weight,
+                "overrule" => model.overrule = weight,
                 _ => {
                     model.weights.insert(name.into(), weight);
                 }
@@ -105,6 +110,18 @@ impl GateModel {
     /// Whether the caption scores at least the model's threshold.
     pub fn describes(&self, caption: &str, parsed: &Parse) -> bool {
         self.score(caption, parsed) >= self.threshold
+    }
+
+    /// Whether the model may overrule a veto at all (its table has an `overrule` line of 1 or
+    /// less).
+    pub fn can_overrule(&self) -> bool {
+        self.overrule <= 1.0
+    }
+
+    /// Whether the caption scores at least the model's `overrule` line: sure enough to let
+    /// through a caption the rules found nothing visible in.
+    pub fn overrules(&self, caption: &str, parsed: &Parse) -> bool {
+        self.can_overrule() && self.score(caption, parsed) >= self.overrule
     }
 }
 
@@ -247,6 +264,21 @@ mod tests {
         assert!(model.score("shop now", &shop) < 0.1);
         assert!(model.describes("a dog", &dog));
         assert!(!model.describes("shop now", &shop));
+        // No `overrule` line: the model overrules no veto.
+        assert!(!model.can_overrule() && !model.overrules("a dog", &dog));
+        // A score of 0.92 overrules at 0.9, not at 0.95.
+        let table = |overrule: &str| format!("bias\t0\noverrule\t{overrule}\nw:dog\t2.5\n");
+        let sure = GateModel::parse(&table("0.95")).unwrap();
+        assert!(
+            !sure.overrules("a dog", &dog),
+            "{}",
+            sure.score("a dog", &dog)
+        );
+        assert!(
+            GateModel::parse(&table("0.9"))
+                .unwrap()
+                .overrules("a dog", &dog)
+        );
         let bad = GateModel::parse("w:dog\tthree\n").unwrap_err();
         assert!(bad.contains("line 1") && bad.contains("three"), "{bad}");
     }

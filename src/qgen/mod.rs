@@ -387,16 +387,25 @@ impl Generator {
             })
             .unzip();
         let only = self.settings.descriptions_only;
+        // A caption the reading found nothing visible in is parsed too where the model may
+        // overrule that veto: its score needs the parse.
+        let overrulable = self.gate.can_overrule();
         let parsed: Vec<Parse> = texts
             .iter()
             .zip(&verdicts)
-            .map(|(t, v)| parse(if only && v.is_some() { "" } else { t }))
+            .map(|(t, v)| {
+                let skipped =
+                    v.is_some() && !(overrulable && *v == Some(NotDescription::NothingVisible));
+                parse(if only && skipped { "" } else { t })
+            })
             .collect();
         // The parse's verdict: a description's subject is something one could see; and what
         // passes every rule is scored by the learned model.
         for ((v, p), c) in verdicts.iter_mut().zip(&parsed).zip(captions) {
             *v = caption::rules_verdict(*v, p);
-            if v.is_none() && !self.gate.describes(c, p) {
+            if *v == Some(NotDescription::NothingVisible) && self.gate.overrules(c, p) {
+                *v = None;
+            } else if v.is_none() && !self.gate.describes(c, p) {
                 *v = Some(NotDescription::Unlikely);
             }
         }
@@ -667,6 +676,48 @@ mod tests {
             error.contains("qgen.gate_model") && error.contains("line 1"),
             "{error}"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_model_sure_enough_overrules_the_nothing_visible_veto_and_no_other() {
+        let dir = std::env::temp_dir().join(format!("altflow-overrule-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("gate.tsv");
+        // "Figures" is no thing the lexicon knows one could see; "campfire" is.
+        let figures = "Figures gathered around a campfire outdoors at night";
+        let headline = "Obama's Plans To Stump For Clinton Near A Campfire";
+        let config = crate::config::QgenConfig {
+            gate_model: Some(path.clone()),
+            ..Default::default()
+        };
+        let mut outcomes = Vec::new();
+        for overrule in ["", "overrule\t0.95\n"] {
+            std::fs::write(
+                &path,
+                format!("bias\t0\nthreshold\t0.5\n{overrule}w:campfire\t5\n"),
+            )
+            .unwrap();
+            let mut g = Generator::from_config(&config).unwrap();
+            outcomes.push((g.generate(figures).unwrap(), g.generate(headline).unwrap()));
+        }
+        let [(vetoed, _), (overruled, headline)] = &outcomes[..] else {
+            unreachable!()
+        };
+        assert_eq!(vetoed.not_description, Some(NotDescription::NothingVisible));
+        assert!(vetoed.qa.is_empty());
+        assert_eq!(overruled.not_description, None);
+        assert!(
+            overruled
+                .qa
+                .iter()
+                .any(|qa| qa.question == "Where did the figures gather?"
+                    && qa.answer == "around a campfire"),
+            "{:#?}",
+            overruled.qa
+        );
+        // A headline's veto stands, however high the score.
+        assert_eq!(headline.not_description, Some(NotDescription::Headline));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
