@@ -1551,8 +1551,8 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                     // Nor "What does Raw Quinoa have? — a scoop" of "Raw Quinoa in a glass
                     // canister with a scoop": after a thing's place ("in the middle of a
                     // field"), "with" is the place's.
-                    && !(!c.subject_is_person()
-                        && c.places[..k]
+                    && (c.subject_is_person()
+                        || !c.places[..k]
                             .iter()
                             .rfind(|pp| p.preposition(pp) != "of")
                             .is_some_and(|pp| {
