@@ -2942,19 +2942,6 @@ mod tests {
     }
 
     #[test]
-    fn an_irregular_participle_is_no_present_tense() {
-        // "stuck" is "stick"'s: not "What stucks in a tree?".
-        has(
-            "A car stuck in the mud",
-            "What is stuck in the mud?",
-            "a car",
-        );
-        not_asked("A kite stuck in a tree", &|(q, _)| {
-            q.contains("stucks") || q.starts_with("Does")
-        });
-    }
-
-    #[test]
     fn an_abstract_noun_before_a_participle_is_not_what_a_graph_shows() {
         let all = qa("Scatter graph of time taken to modify a list by map and for");
         assert!(
