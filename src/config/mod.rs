@@ -947,8 +947,9 @@ pub struct QgenConfig {
     #[serde(default = "default_zero_reservoir")]
     pub zero_reservoir: usize,
     /// Captions that describe no picture — title-case headlines, teaser questions, calls to action,
-    /// text naming no person, visible thing or colour, and what the learned gate scores low (see
-    /// `gate_model`) — get no questions (counted in the funnel).
+    /// text naming no person, visible thing or colour (unless the learned gate scores it at least
+    /// its model's `overrule` line), and what the gate scores low (see `gate_model`) — get no
+    /// questions (counted in the funnel).
     /// Every caption is read the same way either way: its first sentence, without photo credits,
     /// dateline, dates and times.
     #[serde(default = "default_true")]

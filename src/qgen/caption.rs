@@ -191,22 +191,38 @@ fn without_thousands_commas(text: &str) -> Option<String> {
 /// What a recipe's or a manual's step shows: "Kneading the bread dough on a wooden chopping
 /// board", "Pouring the olive mixture in the bread tin" name a thing handled and where it lies,
 /// the hands unnamed; read from the thing on ("the bread dough on a wooden chopping board").
-/// Only a sentence-case step whose gerund takes an object at once and which places it on or in a
-/// visible thing: "Drawing the line", "Harnessing the power of MIT alumni", "Painting of a boat"
-/// and "Typing on the new MacBook Pro" stay as they are. A cook writes of "our bread dough" and
-/// "my fingers": in the step they are "the" bread dough and fingers shown, not the writer
-/// speaking ("Pouring the olive oil mixture over our bread dough").
+/// Only a step in sentence case (or all in lower case) whose gerund takes an object at once and
+/// which places it on or in a visible thing: "Drawing the line", "Harnessing the power of MIT
+/// alumni", "Painting of a boat" and "Typing on the new MacBook Pro" stay as they are. A cook
+/// writes of "our bread dough": in the step it is "the" bread dough shown, not the writer
+/// speaking ("Pouring the olive oil mixture over our bread dough"); "with my fingers", the cook's
+/// own hands, is left out.
 fn step_object(text: &str) -> Option<String> {
     let (gerund, rest) = text.split_once(' ')?;
-    // Most captions end here, before any allocation. A step may be written in lower case
-    // ("placing the bread dough in the oiled bread tin").
+    // Most captions end here, before any allocation.
     if !(gerund.len() > 5 && gerund.ends_with("ing") && gerund.is_ascii()) {
+        return None;
+    }
+    // "during the storm, …", "nothing but blue sky": a preposition or a pronoun in "-ing".
+    let lower = gerund.to_ascii_lowercase();
+    if matches!(
+        lower.as_str(),
+        "during"
+            | "following"
+            | "including"
+            | "according"
+            | "regarding"
+            | "concerning"
+            | "nothing"
+            | "something"
+            | "everything"
+            | "anything"
+    ) {
         return None;
     }
     // The lexicon lacks many a cook's verb ("kneading", "whisking"): a noun in "-ing" one could
     // see, or a time or an occasion, opens a phrase instead ("Pudding topped with berries",
     // "Wedding cake on a table").
-    let lower = gerund.to_ascii_lowercase();
     let opens = !is_visible_word(&lower)
         && !matches!(
             lower.as_str(),
@@ -230,6 +246,23 @@ fn step_object(text: &str) -> Option<String> {
     ) {
         return None;
     }
+    // In lower case the object opens with a determiner ("placing the bread dough in …"): "fishing
+    // boats in a small harbour" and "swimming pool in the garden" are a thing's kind, no step.
+    if gerund.starts_with(|c: char| c.is_ascii_lowercase())
+        && !matches!(
+            words[0],
+            "the" | "a" | "an" | "our" | "my" | "some" | "his" | "her" | "their"
+        )
+    {
+        return None;
+    }
+    // "with my fingers": the cook's own hands or tools, which the step's picture may not show
+    // and which the thing handled does not have; the step's place is before them.
+    let own = words
+        .windows(2)
+        .position(|w| w[0] == "with" && matches!(w[1], "our" | "my"))
+        .unwrap_or(words.len());
+    let words = &words[..own];
     let placed = words.iter().enumerate().any(|(i, w)| {
         matches!(bare(w), "on" | "in" | "into" | "onto" | "over" | "inside")
             && words[i + 1..].iter().take(4).copied().map(bare).any(|n| {
@@ -237,14 +270,8 @@ fn step_object(text: &str) -> Option<String> {
                 is_visible_word(n) || matches!(n, "board" | "boards")
             })
     });
-    // "with my fingers": the cook's own hands or tools, which the step's picture may not show
-    // and which the thing handled does not have.
-    let own = words
-        .windows(2)
-        .position(|w| w[0] == "with" && matches!(w[1], "our" | "my"))
-        .unwrap_or(words.len());
     placed.then(|| {
-        words[..own]
+        words
             .iter()
             .map(|w| match *w {
                 "our" | "my" => "the",
@@ -3487,6 +3514,13 @@ mod tests {
             "Pudding topped with berries in a glass bowl",
             // Capitalised words after the gerund: a title's.
             "Kneading the Dough in the Kitchen",
+            // In lower case: a thing's kind, a preposition, a pronoun; and a place after the
+            // cook's own hands, which are left out.
+            "fishing boats in a small harbour",
+            "swimming pool in the garden of a villa",
+            "during the storm, a tree fell on a car",
+            "nothing but blue sky over the mountains",
+            "Kneading the dough with my hands on a floured board",
         ] {
             assert_eq!(read(caption).text, caption);
         }

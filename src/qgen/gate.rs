@@ -12,7 +12,9 @@
 //! judges, the hand-labelled captions of `data/qgen/descriptions.tsv` that the rules pass and the
 //! COCO-style descriptions of `examples/qgen/captions.txt`, and at a tenth of the weight on the
 //! labelled captions the rules veto: the ones they pass hold too few headlines to learn a new
-//! site's from.
+//! site's from. A caption the rules find nothing visible in, their least precise veto, gets
+//! questions after all when the model scores it at least its `overrule` line
+//! ([`GateModel::overrules`]).
 //!
 //! The model is a table of feature weights (`data/qgen/gate_model.tsv`, compiled in): each
 //! feature is a string ([`features`]), and a caption's score is the bias plus the weights of its
@@ -66,8 +68,8 @@ impl GateModel {
         Ok(Cow::Owned(GateModel::parse(&table).map_err(error)?))
     }
 
-    /// Parses the model's table: `#` comments, then `bias`, `threshold` and one `feature\tweight`
-    /// per line.
+    /// Parses the model's table: `#` comments, then `bias`, `threshold`, `overrule` (optional)
+    /// and one `feature\tweight` per line.
     pub fn parse(table: &str) -> Result<GateModel, String> {
         let mut model = GateModel {
             bias: 0.0,
@@ -118,10 +120,11 @@ impl GateModel {
         self.overrule <= 1.0
     }
 
-    /// Whether the caption scores at least the model's `overrule` line: sure enough to let
-    /// through a caption the rules found nothing visible in.
+    /// Whether the caption scores at least the model's `overrule` line (and its threshold, should
+    /// a table set the line under it): sure enough to let through a caption the rules found
+    /// nothing visible in.
     pub fn overrules(&self, caption: &str, parsed: &Parse) -> bool {
-        self.can_overrule() && self.score(caption, parsed) >= self.overrule
+        self.can_overrule() && self.score(caption, parsed) >= self.overrule.max(self.threshold)
     }
 }
 
@@ -279,6 +282,9 @@ mod tests {
                 .unwrap()
                 .overrules("a dog", &dog)
         );
+        // An overrule line under the threshold overrules nothing the threshold would veto.
+        let under = GateModel::parse("bias\t0\nthreshold\t0.95\noverrule\t0.5\nw:dog\t2.5\n");
+        assert!(!under.unwrap().overrules("a dog", &dog));
         let bad = GateModel::parse("w:dog\tthree\n").unwrap_err();
         assert!(bad.contains("line 1") && bad.contains("three"), "{bad}");
     }

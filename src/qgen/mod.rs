@@ -684,8 +684,15 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("altflow-overrule-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("gate.tsv");
-        // "Figures" is no thing the lexicon knows one could see; "campfire" is.
+        // "Figures" is no thing the lexicon knows one could see: the parse finds no visible
+        // subject. Nor does the reading find one in "A crumpled dollar bill" (the caption is
+        // parsed for its score all the same).
         let figures = "Figures gathered around a campfire outdoors at night";
+        let bill = "A crumpled dollar bill";
+        assert_eq!(
+            caption::read(bill).not_description,
+            Some(NotDescription::NothingVisible)
+        );
         let headline = "Obama's Plans To Stump For Clinton Near A Campfire";
         let config = crate::config::QgenConfig {
             gate_model: Some(path.clone()),
@@ -695,15 +702,16 @@ mod tests {
         for overrule in ["", "overrule\t0.95\n"] {
             std::fs::write(
                 &path,
-                format!("bias\t0\nthreshold\t0.5\n{overrule}w:campfire\t5\n"),
+                format!("bias\t0\nthreshold\t0.5\n{overrule}w:campfire\t5\nw:bill\t5\n"),
             )
             .unwrap();
             let mut g = Generator::from_config(&config).unwrap();
-            outcomes.push((g.generate(figures).unwrap(), g.generate(headline).unwrap()));
+            outcomes.push([figures, headline, bill].map(|c| g.generate(c).unwrap()));
         }
-        let [(vetoed, _), (overruled, headline)] = &outcomes[..] else {
+        let [[vetoed, _, _], [overruled, headline, bill]] = &outcomes[..] else {
             unreachable!()
         };
+        assert_eq!(bill.not_description, None);
         assert_eq!(vetoed.not_description, Some(NotDescription::NothingVisible));
         assert!(vetoed.qa.is_empty());
         assert_eq!(overruled.not_description, None);

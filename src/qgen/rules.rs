@@ -34,8 +34,8 @@ use super::parse::{
 use super::visible::{is_animal, is_vehicle};
 use super::visible::{is_clothing, is_listed_thing, is_visible, is_visible_word};
 use super::words::{
-    DEPICTING, LOCATIVE, LOOKS, META, PICTURE_KINDS, PLACE_KINDS, STATES, TIMES, any_lemma,
-    inflects, is_body_part, is_kin, is_occasion, is_person_noun, names_a_picture, plural, singular,
+    DEPICTING, LOOKS, META, PICTURE_KINDS, PLACE_KINDS, STATES, TIMES, any_lemma, inflects,
+    is_body_part, is_kin, is_occasion, is_person_noun, names_a_picture, plural, singular,
     swap_noun, verb_lemma,
 };
 use crate::filter::entities::Entity;
@@ -1362,12 +1362,16 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                     ))
                 // Nor "— go" of "go to Rare Salon": going is to somewhere, asked as a place. Nor
                 // "— gets" of "gets in his morning workout", "— looks" of "looks over a new
-                // iPhone": a light verb, or one of looking, means what its phrase makes it.
+                // iPhone": a light verb, or one of looking, means what its phrase makes it
+                // (with its particle it is an activity: "takes off", "looks away").
                 || (end == v.end
-                    && matches!(
-                        lemma.as_deref().unwrap_or(&p.words[v.head].lower),
-                        "go" | "come" | "get" | "put" | "take" | "make" | "have" | "give" | "look"
-                    ));
+                    && match lemma.as_deref().unwrap_or(&p.words[v.head].lower) {
+                        "go" | "come" => true,
+                        "get" | "put" | "take" | "make" | "have" | "give" | "look" => {
+                            v.end == v.head + 1
+                        }
+                        _ => false,
+                    });
             if !no_activity && form == Form::Progressive && p.words[v.head].lower != "doing" {
                 let q = question(&["What", &aux, &subject, "doing"]);
                 ask(&mut out, q, (v.head, end), AnswerType::Activity);
@@ -1550,13 +1554,16 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                     && with_in_the_frame(p, place).is_none()
                     // Nor "What does Raw Quinoa have? — a scoop" of "Raw Quinoa in a glass
                     // canister with a scoop": after a thing's place ("in the middle of a
-                    // field"), "with" is the place's.
+                    // field", "next to a lake"), "with" is the place's. A person's or an
+                    // animal's is theirs ("A dog on the beach with a stick").
                     && (c.subject_is_person()
+                        || is_animal(&singular(&p.words[c.head].lower))
                         || !c.places[..k]
                             .iter()
                             .rfind(|pp| p.preposition(pp) != "of")
                             .is_some_and(|pp| {
-                                LOCATIVE.contains(&p.words[pp.start].lower.as_str())
+                                // A preposition of several words is a place's ("in front of").
+                                p.is_location(pp) || p.preposition(pp).contains(' ')
                             }))
                 {
                     // Not "What do the microphones have? — a EU flag" of "microphones with a EU
@@ -2928,11 +2935,25 @@ mod tests {
         ] {
             not_asked(caption, &|(q, _)| q.ends_with(" have?"));
         }
-        // A person's is the person's, and a thing's with no place before it the thing's.
+        not_asked("A bench next to a lake with ducks", &|(q, _)| {
+            q.ends_with(" have?")
+        });
+        // A person's or an animal's is theirs, a thing's with no place before it the thing's,
+        // and a time is no place.
         has(
             "A man on a bench with his dog",
             "What does the man have?",
             "his dog",
+        );
+        has(
+            "A dog on the beach with a stick",
+            "What does the dog have?",
+            "a stick",
+        );
+        has(
+            "A lake in the morning with a wooden pier",
+            "What does the lake have?",
+            "a wooden pier",
         );
         has(
             "A canister with a scoop on a shelf",
@@ -3199,6 +3220,8 @@ mod tests {
         ] {
             not_asked(caption, &|(q, a)| q.ends_with(" do?") && !a.contains(' '));
         }
+        // With its particle, a light verb is an activity.
+        has("A plane takes off", "What does the plane do?", "takes off");
         // A name is no noun to swap.
         not_asked(
             "Former Fla Gov Jeb Bush speaks at the Hispanic Leadership Network conference, in \
