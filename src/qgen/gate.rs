@@ -43,8 +43,8 @@ pub struct GateModel {
     bias: f32,
     threshold: f32,
     /// The score at or over which the model overrules the rules' weakest veto
-    /// ([`GateModel::overrules`]); over 1, never.
-    overrule: f32,
+    /// ([`GateModel::overrules`]); none without an `overrule` line.
+    overrule: Option<f32>,
     weights: HashMap<Box<str>, f32, RandomState>,
 }
 
@@ -74,7 +74,7 @@ impl GateModel {
         let mut model = GateModel {
             bias: 0.0,
             threshold: 0.5,
-            overrule: 2.0,
+            overrule: None,
             weights: HashMap::default(),
         };
         for (n, line) in table.lines().enumerate() {
@@ -90,7 +90,7 @@ impl GateModel {
             match name {
                 "bias" => model.bias = weight,
                 "threshold" => model.threshold = weight,
-                "overrule" => model.overrule = weight,
+                "overrule" => model.overrule = Some(weight),
                 _ => {
                     model.weights.insert(name.into(), weight);
                 }
@@ -114,17 +114,17 @@ impl GateModel {
         self.score(caption, parsed) >= self.threshold
     }
 
-    /// Whether the model may overrule a veto at all (its table has an `overrule` line of 1 or
-    /// less).
+    /// Whether the model may overrule a veto at all (its table has an `overrule` line).
     pub fn can_overrule(&self) -> bool {
-        self.overrule <= 1.0
+        self.overrule.is_some()
     }
 
     /// Whether the caption scores at least the model's `overrule` line (and its threshold, should
     /// a table set the line under it): sure enough to let through a caption the rules found
     /// nothing visible in.
     pub fn overrules(&self, caption: &str, parsed: &Parse) -> bool {
-        self.can_overrule() && self.score(caption, parsed) >= self.overrule.max(self.threshold)
+        self.overrule
+            .is_some_and(|line| self.score(caption, parsed) >= line.max(self.threshold))
     }
 }
 
