@@ -16,7 +16,9 @@ use std::sync::OnceLock;
 use foldhash::fast::RandomState;
 
 use super::parse::{ChunkKind, Parse, Pos, gathers, is_color, modal_can};
-use super::visible::{is_clothing, is_happening, is_listed_thing, is_visible, is_visible_word};
+use super::visible::{
+    is_clothing, is_happening, is_listed_thing, is_scene, is_visible, is_visible_word,
+};
 use super::words::{
     INVARIANT_PASTS, is_person_act, is_person_title, is_posture, names_a_picture, names_people,
 };
@@ -104,6 +106,12 @@ pub fn read(caption: &str) -> Reading {
     if let Some(shown) = photographed(&described) {
         described = shown.to_string();
     }
+    if let Some(shown) = without_announced(&described) {
+        described = shown.to_string();
+    }
+    if let Some(shown) = without_owner(&described) {
+        described = shown;
+    }
     // Office's older alt text lists what it recognised: "A picture containing grass, outdoor,
     // sky, tree" (its note cut as a credit) says what the picture shows, not what a picture does.
     if let Some(listed) = described.strip_prefix("A picture containing ") {
@@ -153,6 +161,70 @@ pub fn read(caption: &str) -> Reading {
         text: described,
         not_description,
     }
+}
+
+/// "PERSON speaks during a press conference announcing that three were arrested …": what an
+/// occasion announces is the story's, which the picture does not show; the caption up to the
+/// occasion is what it does. (`None` when nothing is announced, or when a thing made to carry
+/// words does: "A sign announcing the closure hangs on the door" shows the sign's text.)
+fn without_announced(text: &str) -> Option<&str> {
+    let at = text
+        .find(" announcing ")
+        .or_else(|| text.find(" to announce "))?;
+    let occasion = text[..at].rsplit(' ').next()?;
+    matches!(
+        occasion.trim_end_matches(','),
+        "conference" | "briefing" | "event" | "ceremony" | "rally" | "meeting" | "appearance"
+    )
+    .then(|| text[..at].trim_end_matches(','))
+}
+
+/// A cook's or a maker's "our" and "my" before the thing made, as "the": "Collage pictures of our
+/// Olive Focaccia Bread", "Our cooked Small Whole Turkey served on a … chopping board" show the
+/// writer's own dish, and address no reader. Only when every "our" and "my" owns a thing one
+/// could see (no person: "my daughter" is the writer's story) and the writer says nothing else
+/// of themselves or the reader ("we", "you"): `None` otherwise.
+fn without_owner(text: &str) -> Option<String> {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let owner = |t: &str| matches!(t, "our" | "my" | "Our" | "My");
+    if !tokens.iter().any(|t| owner(t)) {
+        return None;
+    }
+    for (i, token) in tokens.iter().enumerate() {
+        let word = core(token);
+        if owner(token) {
+            // The owned phrase: its words up to a preposition, a conjunction or a comma.
+            let phrase = tokens[i + 1..]
+                .iter()
+                .take_while(|t| !MINOR.contains(&&*core(t)))
+                .take(6)
+                .map(|t| core(t));
+            let mut owns_a_thing = false;
+            for w in phrase {
+                let noun = singular(&w);
+                if is_person_noun(&noun) {
+                    return None;
+                }
+                owns_a_thing |= is_visible_word(&w);
+            }
+            if !owns_a_thing {
+                return None;
+            }
+        } else if PERSONAL.contains(&&*word) {
+            return None;
+        }
+    }
+    Some(
+        tokens
+            .iter()
+            .map(|t| match *t {
+                "our" | "my" => "the",
+                "Our" | "My" => "The",
+                t => t,
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
 }
 
 /// "3,500 jobs" as "3500 jobs": the tokens split a number at its thousands' comma, and the count
@@ -270,16 +342,39 @@ fn step_object(text: &str) -> Option<String> {
                 is_visible_word(n) || matches!(n, "board" | "boards")
             })
     });
-    placed.then(|| {
+    // Without a place the step shows the thing it handles, when that is a thing one could see:
+    // "Kneading the bread dough to make our focaccia", "Tearing the olive focaccia bread apart"
+    // show the dough and the bread ("Building the future of cities" shows no future). The object
+    // ends at its first preposition, infinitive or adverb, and a word's own punctuation.
+    let words = if placed {
+        words
+    } else {
+        let end = words
+            .iter()
+            .position(|w| MINOR.contains(&bare(w)) && !matches!(bare(w), "a" | "an" | "the"))
+            .or_else(|| words.iter().position(|w| bare(w) == "apart"))
+            .unwrap_or(words.len());
+        let cut = words[..end]
+            .iter()
+            .position(|w| w.ends_with([',', ';', ':']))
+            .map_or(end, |i| i + 1);
+        let object = &words[..cut];
+        let head = object.last().map(|w| bare(w))?;
+        if object.len() < 2 || !(is_visible_word(head) || matches!(head, "board" | "boards")) {
+            return None;
+        }
+        object
+    };
+    Some(
         words
             .iter()
             .map(|w| match *w {
                 "our" | "my" => "the",
-                w => w,
+                w => w.trim_end_matches([',', ';', ':']),
             })
             .collect::<Vec<_>>()
-            .join(" ")
-    })
+            .join(" "),
+    )
 }
 
 /// The hand rules' verdict on a caption: the reading's ([`read`]), else the parse's — a
@@ -546,7 +641,24 @@ fn subject_from(p: &Parse, mut k: usize) -> bool {
         let capital = w.text.starts_with(char::is_uppercase);
         let proper = (matches!(w.tag, "NNP" | "NNPS") && (capital || i == 0)) || (i > 0 && capital);
         if proper {
-            return names_people(&w.text)
+            // "Olive Focaccia Bread cut into quarters …", "Spanish Bread showing the …
+            // filling": a dish's or a product's name opening the caption, closed by what it is,
+            // shows that thing (a scene's name is a place's: "Wall Street reacts …"). The word
+            // must be first a common noun to the lexicon: WordNet's "fed" and "kelly" are a
+            // federal agent and a hat.
+            let noun = singular(&w.lower);
+            // A name of one word is only a name ("Trump taps …").
+            let named_thing = start == 0
+                && i + 1 == end
+                && i > start
+                && p.words[i - 1].text.starts_with(char::is_uppercase)
+                && capital
+                && is_visible(&noun)
+                && !is_scene(&noun)
+                && !is_person_noun(&noun)
+                && Tagger::english().lexicon_tag(&noun) == Some("NN");
+            return named_thing
+                || names_people(&w.text)
                 || p.names_a_person(start, i)
                 || refers_to_a_person(p, end)
                 || acts_as_a_person(p, end)
@@ -1100,10 +1212,13 @@ fn first_sentence(text: &str) -> &str {
             let word_start = text[..i].rfind(' ').map_or(0, |s| s + 1);
             let word = text[word_start..i].trim_start_matches(['"', '\'']);
             let lower = word.to_ascii_lowercase();
+            // "in Sacramento, Calif. Immigrants who are …": a state's abbreviation after its
+            // town's comma closes the place, and the capital after it opens a sentence.
+            let after_town = text[..word_start].ends_with(", ");
             let abbreviation = word.len() == 1
                 || word.contains('.')
                 || ABBREVIATIONS.contains(&lower.as_str())
-                || US_STATES.contains(&lower.as_str())
+                || (US_STATES.contains(&lower.as_str()) && !after_town)
                 || is_person_title(&lower)
                 || is_month_abbreviation(&lower);
             if abbreviation {
@@ -1231,6 +1346,22 @@ fn is_title_case(sentence: &str) -> bool {
                 "between" | "among" | "through" | "under" | "behind" | "about" | "after" | "before"
             )
     };
+    // "protester at the Russian Day of Kisses protest", "Radiation sign next to Red Forest in
+    // the Chernobyl …": a title capitalises its first word, and its second unless a minor one;
+    // a caption in sentence case that names a thing in lower case is none, whatever names follow.
+    if tokens
+        .first()
+        .is_some_and(|t| t.chars().all(|c| c.is_lowercase()))
+        || tokens.get(1).is_some_and(|t| {
+            let word = core(t);
+            t.starts_with(char::is_lowercase)
+                && !MINOR.contains(&&*word)
+                && is_visible_word(&word)
+                && !is_verb(&word)
+        })
+    {
+        return false;
+    }
     // ("The Morning After logo" is a logo: a thing named in lower case closes it.)
     let thing_named = tokens
         .last()
@@ -1984,12 +2115,16 @@ fn is_story(sentence: &str, words: &Words) -> bool {
     let comments = tokens.iter().position(|t| *t == "on").is_some_and(|at| {
         let determiner =
             |t: &str| matches!(t, "the" | "a" | "an" | "his" | "her" | "their" | "its");
-        // The object's first lower-case word past determiners and names ("the Dolphins' win").
-        let object = tokens[at + 1..]
+        // The object's lower-case words past determiners and names, to its first preposition
+        // ("the Dolphins' win"; "a wooden chopping board" has a board after its adjectives).
+        let object: Vec<_> = tokens[at + 1..]
             .iter()
             .filter(|t| !t.starts_with(char::is_uppercase))
             .map(|t| core(t))
-            .find(|t| !t.is_empty() && !determiner(t));
+            .filter(|t| !t.is_empty() && !determiner(t))
+            .take_while(|t| !MINOR.contains(&t.as_ref()))
+            .take(4)
+            .collect();
         at > 0
             && tokens[at - 1].starts_with(char::is_uppercase)
             // "Placed on a wooden slice": a participle, capitalised as the first word, is no name.
@@ -1997,7 +2132,10 @@ fn is_story(sentence: &str, words: &Words) -> bool {
             && tokens[..at]
                 .iter()
                 .all(|t| t.starts_with(char::is_uppercase) || !is_verb(&core(t)))
-            && object.is_some_and(|o| !is_visible_word(&o) && !is_color(&o))
+            && !object.is_empty()
+            && object
+                .iter()
+                .all(|o| !is_visible_word(o) && !is_color(o) && !matches!(o.as_ref(), "board" | "boards"))
     });
     let lower = &words.lower;
     // "talks about", "opens up"; "says" unless the picture's own text ("a sign that says").
@@ -2664,6 +2802,25 @@ mod tests {
         assert!(subject_is_visible(&parse(
             "PERSON onboard the ISS during the interview"
         )));
+    }
+
+    #[test]
+    fn a_dish_s_name_opening_the_caption_shows_the_dish() {
+        use crate::qgen::parse::parse;
+        for caption in [
+            "Spanish Bread showing the buttery sugar filling.",
+            "Olive Focaccia Bread cut into quarters on a bread board",
+        ] {
+            assert!(subject_is_visible(&parse(caption)), "{caption}");
+        }
+        // A scene's name is a place's; a name not first, or not closed by a thing, is no dish.
+        for caption in [
+            "Wall Street reacts to the Fed's decision",
+            "Shuttle Enterprise on the Hudson",
+            "The Netherlands pays its respects",
+        ] {
+            assert!(!subject_is_visible(&parse(caption)), "{caption}");
+        }
     }
 
     #[test]
@@ -3499,6 +3656,20 @@ mod tests {
                 "Making dents in the bread with my fingers",
                 "dents in the bread",
             ),
+            // No place: the thing handled, when one could see it, up to a preposition, an
+            // infinitive or an adverb.
+            (
+                "Kneading the bread dough to make our focaccia",
+                "the bread dough",
+            ),
+            (
+                "Tearing the olive focaccia bread apart",
+                "the olive focaccia bread",
+            ),
+            (
+                "Kneading the dough with my hands on a floured board",
+                "the dough",
+            ),
         ] {
             let reading = read(caption);
             assert_eq!(reading.text, text);
@@ -3520,9 +3691,102 @@ mod tests {
             "swimming pool in the garden of a villa",
             "during the storm, a tree fell on a car",
             "nothing but blue sky over the mountains",
-            "Kneading the dough with my hands on a floured board",
+            // Nothing one could see handled.
+            "Building the future of cities",
         ] {
             assert_eq!(read(caption).text, caption);
+        }
+    }
+
+    #[test]
+    fn a_cook_s_own_dish_an_occasion_s_announcement_and_a_state_s_abbreviation() {
+        // "our" before the dish made addresses no reader.
+        for (caption, text) in [
+            (
+                "Collage pictures of our Olive Focaccia Bread",
+                "Collage pictures of the Olive Focaccia Bread",
+            ),
+            (
+                "Our cooked turkey served on a brown wooden chopping board",
+                "The cooked turkey served on a brown wooden chopping board",
+            ),
+            (
+                "Crushed biscuit and mint leaf placed on top of the cream in a glass to create our Eton mess dessert",
+                "Crushed biscuit and mint leaf placed on top of the cream in a glass to create the Eton mess dessert",
+            ),
+        ] {
+            let reading = read(caption);
+            assert_eq!(reading.text, text);
+            assert_eq!(reading.not_description, None, "{caption}");
+        }
+        // A person owned, no thing, or the writer speaking: as before.
+        for caption in [
+            "Our daughter on the beach at sunset",
+            "Our pick for the best laptop",
+            "We love our new kitchen table",
+        ] {
+            let reading = read(caption);
+            assert_eq!(reading.text, caption);
+            assert_eq!(
+                reading.not_description,
+                Some(NotDescription::Headline),
+                "{caption}"
+            );
+        }
+        // What a press conference announces is the story's.
+        let reading = read(
+            "Acting US Attorney PERSON speaks during a press conference announcing that three were arrested for operating a brothel.",
+        );
+        assert_eq!(
+            reading.text,
+            "Acting US Attorney PERSON speaks during a press conference"
+        );
+        assert_eq!(reading.not_description, None);
+        assert_eq!(
+            read("A sign announcing the closure hangs on the door").text,
+            "A sign announcing the closure hangs on the door"
+        );
+        // "Sacramento, Calif." closes a sentence before a capital; "Calif., on" does not.
+        let reading = read(
+            "This file photo shows Assemblyman PERSON at the Capitol in Sacramento, Calif. Immigrants who are in California illegally could get licenses.",
+        );
+        assert_eq!(
+            reading.text,
+            "This file photo shows Assemblyman PERSON at the Capitol in Sacramento, Calif"
+        );
+        assert_eq!(reading.not_description, None);
+        assert_eq!(
+            first_sentence("A man waves in Sacramento, Calif., on Tuesday. It rained."),
+            "A man waves in Sacramento, Calif., on Tuesday."
+        );
+        assert_eq!(
+            first_sentence("Sen. PERSON of Calif. Speaks at a rally."),
+            "Sen. PERSON of Calif. Speaks at a rally."
+        );
+    }
+
+    #[test]
+    fn sentence_case_before_names_is_no_title() {
+        for caption in [
+            "protester at the Russian Day of Kisses protest",
+            "Radiation sign next to Red Forest in the Chernobyl Nuclear Power Plant Zone of Alienation, Ukraine.",
+        ] {
+            assert_ne!(
+                read(caption).not_description,
+                Some(NotDescription::Headline),
+                "{caption}"
+            );
+        }
+        for caption in [
+            "The Best Fitness Trackers and Watches for Everyone",
+            "Chef of the Day",
+            "Mac in a Sac",
+        ] {
+            assert_eq!(
+                read(caption).not_description,
+                Some(NotDescription::Headline),
+                "{caption}"
+            );
         }
     }
 

@@ -487,14 +487,33 @@ pub fn parse(caption: &str) -> Parse {
                 "VBP"
             };
         }
-        // "the house", "a face": after an article, a word the lexicon knows as a noun is one.
+        // "the house", "a face": after an article, a word the lexicon knows as a noun is one. So
+        // it is after an article and one name in capitals: "the US flag flies" (the tagger read
+        // "US" as "us", and the verb a pronoun takes after it). A single name takes no bare
+        // present ("The Beatles play" has a plural).
+        let article = |w: &Word| matches!(w.lower.as_str(), "the" | "a" | "an");
+        let after_article = match words.as_slice() {
+            [.., last] if article(last) => true,
+            [.., det, name] => article(det) && name.tag == "NNP",
+            _ => false,
+        };
         if matches!(tag, "VB" | "VBP")
-            && words
-                .last()
-                .is_some_and(|w: &Word| matches!(w.lower.as_str(), "the" | "a" | "an"))
+            && after_article
             && let Some(noun) = known.filter(|k| matches!(*k, "NN" | "NNS"))
         {
             tag = noun;
+        }
+        // "A folded rolls duvet is lying on …": a word the lexicon does not know, right before
+        // the finite verb and after a modifier, closes the subject; the tagger's bare verb would
+        // leave the sentence two verbs.
+        if matches!(tag, "VB" | "VBP")
+            && known.is_none()
+            && words
+                .last()
+                .is_some_and(|w: &Word| matches!(w.pos, Pos::Noun | Pos::Adj))
+            && matches!(next_known(), Some("VBZ" | "VBD" | "VBP"))
+        {
+            tag = "NN";
         }
         // "as he arrives home": "home" right after a verb, before no noun, says where to; it is
         // no object to ask "What does he arrive?" of.
@@ -1120,6 +1139,26 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
             set_tag(&mut words[i], "JJ");
         }
     }
+    // "Spanish Bread showing the buttery sugar filling.": a word in "-ing" that names a thing
+    // one could see, closing the sentence and the object of a verb after its determiner and
+    // modifiers, is the object's noun (a filling, a frosting), not a second participle ("showing
+    // the error decreasing", "a window floating in a room"); not after a person or an animal.
+    for i in 2..words.len() {
+        if words[i].tag != "VBG"
+            || words.get(i + 1).is_some_and(|n| n.pos != Pos::Punct)
+            || !is_visible(&words[i].lower)
+        {
+            continue;
+        }
+        let opened = (0..i)
+            .rev()
+            .find(|&j| !matches!(words[j].pos, Pos::Adj | Pos::Noun))
+            .filter(|&j| j + 1 < i && words[j].pos == Pos::Det && j > 0)
+            .is_some_and(|j| words[j - 1].pos == Pos::Verb);
+        if opened && !is_agent(&words[i - 1]) && !is_person_noun(&singular(&words[i - 1].lower)) {
+            set_tag(&mut words[i], "NN");
+        }
+    }
     // "employees … de-ice a plane": a past tense the lexicon guessed for a word that has none.
     for w in words.iter_mut() {
         if w.tag == "VBD" && !w.lower.ends_with("ed") && verb_lemma(&w.lower).is_none() {
@@ -1133,7 +1172,17 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
         && i > 0
         && words[i - 1].pos == Pos::Noun
     {
-        set_tag(&mut words[i], "VBP");
+        // "Olive Focaccia Bread cut into quarters": a thing's singular name takes no bare
+        // present; a verb of preparing whose past is its base form ("cut") is its participle.
+        let prepared = !words[i - 1].is_plural()
+            && words[i - 1].entity != Some(Entity::Person)
+            && !names_people(&words[i - 1].text)
+            && !is_animal(&singular(&words[i - 1].lower))
+            && !words[..i].iter().any(|w| w.pos == Pos::Adp)
+            && words.get(i + 1).is_some_and(|n| n.pos == Pos::Adp)
+            && PREPARED.contains(&words[i].lower.as_str())
+            && verb_lemma(&words[i].lower).as_deref() == Some(words[i].lower.as_str());
+        set_tag(&mut words[i], if prepared { "VBN" } else { "VBP" });
     }
     for i in 1..words.len() {
         if words[i].pos == Pos::Adj
@@ -2094,6 +2143,80 @@ mod tests {
         assert_eq!(white.words[6].tag, "NN");
         let gogh = parse("A painting by Vincent van Gogh");
         assert_eq!(gogh.words[4].tag, "NNP");
+    }
+
+    #[test]
+    fn a_noun_the_tagger_took_for_a_verb_and_a_past_for_a_present() {
+        let tags = |caption: &str| -> Vec<String> {
+            parse(caption)
+                .words
+                .iter()
+                .map(|w| format!("{}/{}", w.text, w.tag))
+                .collect()
+        };
+        let tagged = |caption: &str, word: &str| -> String {
+            let all = tags(caption);
+            all.iter()
+                .find(|t| t.starts_with(&format!("{word}/")))
+                .cloned()
+                .unwrap_or_else(|| panic!("{word} not in {all:?}"))
+        };
+        // After an article and a name: "the US flag" (the tagger read "us").
+        assert_eq!(
+            tagged("The US flag flies over the embassy", "flag"),
+            "flag/NN"
+        );
+        assert_eq!(
+            tagged("The US flag flies over the embassy", "flies"),
+            "flies/VBZ"
+        );
+        // A word the lexicon lacks, before the finite verb, closes the subject.
+        assert_eq!(
+            tagged("A folded rolls duvet is lying on the dresser", "duvet"),
+            "duvet/NN"
+        );
+        // An irregular past after a name, not a present ("stucks").
+        assert_eq!(
+            tagged("The lead of Evil Dead stuck in a tree", "stuck"),
+            "stuck/VBD"
+        );
+        // A dish's name takes no bare present: "cut" is its participle.
+        assert_eq!(
+            tagged(
+                "Olive Focaccia Bread cut into quarters on a bread board",
+                "cut"
+            ),
+            "cut/VBN"
+        );
+        // A thing's noun in "-ing" closing the object.
+        assert_eq!(
+            tagged(
+                "Spanish Bread showing the buttery sugar filling.",
+                "filling"
+            ),
+            "filling/NN"
+        );
+        // Guards: a plural name's present, participles after the object, a person's verb.
+        assert_eq!(tagged("The Beatles play at the Cavern", "play"), "play/VBP");
+        assert_eq!(
+            tagged(
+                "Line graph showing the cumulative neural network error decreasing",
+                "decreasing"
+            ),
+            "decreasing/VBG"
+        );
+        assert_eq!(
+            tagged(
+                "The Vision Pro displaying a window floating in a room.",
+                "floating"
+            ),
+            "floating/VBG"
+        );
+        assert_eq!(
+            tagged("A woman watching the children swimming.", "swimming"),
+            "swimming/VBG"
+        );
+        assert_eq!(tagged("Firefighters cut into the roof", "cut"), "cut/VBP");
     }
 
     #[test]

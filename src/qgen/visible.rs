@@ -520,6 +520,11 @@ pub fn is_visible_word(lower: &str) -> bool {
     is_visible(lower) || is_visible(&singular(lower))
 }
 
+/// Whether a singular lower-case noun names a scene (sky, sea, street …) rather than a thing.
+pub fn is_scene(noun: &str) -> bool {
+    index().scenes.contains(noun)
+}
+
 /// Whether a singular lower-case noun is one of the things, scenes and signs listed here (not
 /// only WordNet's physical things, which take in "musk" and "trump"): the names
 /// (`crate::filter::entities`) tell a caption's subject from a name with it.

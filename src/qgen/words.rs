@@ -487,8 +487,10 @@ pub fn names_a_picture(noun: &str) -> bool {
 }
 
 /// Irregular verbs: past or participle form and lemma.
-const IRREGULAR_VERBS: [(&str, &str); 45] = [
+const IRREGULAR_VERBS: [(&str, &str); 47] = [
     ("sat", "sit"),
+    ("stuck", "stick"),
+    ("cut", "cut"),
     ("ate", "eat"),
     ("stood", "stand"),
     ("ran", "run"),
