@@ -292,15 +292,19 @@ fn step_object(text: &str) -> Option<String> {
     ) {
         return None;
     }
+    let words: Vec<&str> = rest.split_whitespace().collect();
     // The lexicon lacks many a cook's verb ("kneading", "whisking"): a noun in "-ing" one could
     // see, or a time or an occasion, opens a phrase instead ("Pudding topped with berries",
-    // "Wedding cake on a table").
-    let opens = !is_visible_word(&lower)
+    // "Wedding cake on a table"); but one before a determiner is the verb ("Coating our olive
+    // focaccia bread with …").
+    let determined = words
+        .first()
+        .is_some_and(|w| matches!(*w, "the" | "a" | "an" | "our" | "my"));
+    let opens = (determined || !is_visible_word(&lower))
         && !matches!(
             lower.as_str(),
             "wedding" | "evening" | "morning" | "meeting" | "spring"
         );
-    let words: Vec<&str> = rest.split_whitespace().collect();
     // Sentence case: the step's own words, no name or title in capitals after the gerund.
     let sentence_case = words
         .iter()
@@ -656,7 +660,7 @@ fn subject_from(p: &Parse, mut k: usize) -> bool {
                 && is_visible(&noun)
                 && !is_scene(&noun)
                 && !is_person_noun(&noun)
-                && Tagger::english().lexicon_tag(&noun) == Some("NN");
+                && (Tagger::english().lexicon_tag(&noun) == Some("NN") || is_listed_thing(&noun));
             return named_thing
                 || names_people(&w.text)
                 || p.names_a_person(start, i)
@@ -1086,6 +1090,18 @@ fn without_dateline(text: &str) -> &str {
             text = text[at + separator.len()..].trim_start();
             break;
         }
+    }
+    // "Boston, MA - November 8: Cambridge Police Commissioner …": a photo agency's dateline in
+    // title case, a place in capitals and a month's date.
+    if let Some(at) = text.find(": ")
+        && at <= 60
+        && let Some((place, date)) = text[..at].split_once(" - ")
+        && place
+            .split_whitespace()
+            .all(|w| w.starts_with(char::is_uppercase))
+        && MONTHS.contains(&core(date.split_whitespace().next().unwrap_or_default()).as_ref())
+    {
+        text = text[at + 2..].trim_start();
     }
     // "Jun 3, 2013; Anaheim, CA, USA; Los Angeles Angels fan …": a sports agency's date and
     // place, each closed by a semicolon.
@@ -2810,6 +2826,8 @@ mod tests {
         for caption in [
             "Spanish Bread showing the buttery sugar filling.",
             "Olive Focaccia Bread cut into quarters on a bread board",
+            // "loaf" is first a verb to the lexicon, but a listed thing.
+            "Homemade White Cob Loaf on a wooden chopping board",
         ] {
             assert!(subject_is_visible(&parse(caption)), "{caption}");
         }
@@ -3670,6 +3688,11 @@ mod tests {
                 "Kneading the dough with my hands on a floured board",
                 "the dough",
             ),
+            // A gerund that is also a thing's noun ("a coating") is the verb before its object.
+            (
+                "Coating our olive focaccia bread with olive oil mixture to get ready to cook",
+                "the olive focaccia bread",
+            ),
         ] {
             let reading = read(caption);
             assert_eq!(reading.text, text);
@@ -3742,6 +3765,19 @@ mod tests {
             "Acting US Attorney PERSON speaks during a press conference"
         );
         assert_eq!(reading.not_description, None);
+        // After a photo agency's dateline in title case.
+        let reading = read(
+            "Boston, MA - November 8: Cambridge Police Commissioner PERSON speaks during a press conference announcing that three were arrested",
+        );
+        assert_eq!(
+            reading.text,
+            "Cambridge Police Commissioner PERSON speaks during a press conference"
+        );
+        assert_eq!(reading.not_description, None);
+        assert_eq!(
+            without_dateline("Apple - Review: The new iPhone is fast"),
+            "Apple - Review: The new iPhone is fast"
+        );
         assert_eq!(
             read("A sign announcing the closure hangs on the door").text,
             "A sign announcing the closure hangs on the door"
