@@ -20,9 +20,9 @@ use std::sync::OnceLock;
 
 use super::visible::{is_animal, is_clothing, is_vehicle, is_visible};
 use super::words::{
-    GATHERINGS, GOVERNING, LOCATIVE, LOOKING_AT, LOOKS, NOT_PLACES, STATES, TIMES, any_lemma,
-    inflects, is_aimed_at, is_caption_verb, is_irregular_verb, is_person_noun, is_person_title,
-    is_worn_or_held, names_people, singular, verb_lemma,
+    GATHERINGS, GOVERNING, INVARIANT_PASTS, LOCATIVE, LOOKING_AT, LOOKS, NOT_PLACES, STATES, TIMES,
+    any_lemma, inflects, is_aimed_at, is_caption_verb, is_irregular_verb, is_person_noun,
+    is_person_title, is_worn_or_held, names_people, singular, verb_lemma,
 };
 use crate::filter::entities::{Entity, Names};
 use crate::filter::pos::Tagger;
@@ -488,13 +488,15 @@ pub fn parse(caption: &str) -> Parse {
             };
         }
         // "the house", "a face": after an article, a word the lexicon knows as a noun is one. So
-        // it is after an article and one name in capitals: "the US flag flies" (the tagger read
-        // "US" as "us", and the verb a pronoun takes after it). A single name takes no bare
-        // present ("The Beatles play" has a plural).
+        // it is after an article and an abbreviation in capitals: "the US flag flies" (the tagger
+        // read "US" as "us", and the verb a pronoun takes after it); not after a name ("The Heat
+        // host the Celtics").
         let article = |w: &Word| matches!(w.lower.as_str(), "the" | "a" | "an");
+        let abbreviation =
+            |w: &Word| w.text.len() > 1 && w.text.bytes().all(|b| b.is_ascii_uppercase());
         let after_article = match words.as_slice() {
             [.., last] if article(last) => true,
-            [.., det, name] => article(det) && name.tag == "NNP",
+            [.., det, name] => article(det) && abbreviation(name),
             _ => false,
         };
         if matches!(tag, "VB" | "VBP")
@@ -504,14 +506,16 @@ pub fn parse(caption: &str) -> Parse {
             tag = noun;
         }
         // "A folded rolls duvet is lying on …": a word the lexicon does not know, right before
-        // the finite verb and after a modifier, closes the subject; the tagger's bare verb would
-        // leave the sentence two verbs.
+        // "be" or "have" and after a modifier, closes the subject; the tagger's bare verb would
+        // leave the sentence two verbs ("Artists upcycle found objects" has its verb).
         if matches!(tag, "VB" | "VBP")
             && known.is_none()
             && words
                 .last()
                 .is_some_and(|w: &Word| matches!(w.pos, Pos::Noun | Pos::Adj))
-            && matches!(next_known(), Some("VBZ" | "VBD" | "VBP"))
+            && next
+                .as_deref()
+                .is_some_and(|n| matches!(n, "is" | "are" | "was" | "were" | "has" | "have"))
         {
             tag = "NN";
         }
@@ -1145,7 +1149,7 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
     // the error decreasing", "a window floating in a room"); not after a person or an animal.
     for i in 2..words.len() {
         if words[i].tag != "VBG"
-            || words.get(i + 1).is_some_and(|n| n.pos != Pos::Punct)
+            || words.get(i + 1).is_some_and(|n| n.text != ".")
             || !is_visible(&words[i].lower)
         {
             continue;
@@ -1181,7 +1185,7 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
             && !words[..i].iter().any(|w| w.pos == Pos::Adp)
             && words.get(i + 1).is_some_and(|n| n.pos == Pos::Adp)
             && PREPARED.contains(&words[i].lower.as_str())
-            && verb_lemma(&words[i].lower).as_deref() == Some(words[i].lower.as_str());
+            && INVARIANT_PASTS.contains(&words[i].lower.as_str());
         set_tag(&mut words[i], if prepared { "VBN" } else { "VBP" });
     }
     for i in 1..words.len() {
@@ -2217,6 +2221,15 @@ mod tests {
             "swimming/VBG"
         );
         assert_eq!(tagged("Firefighters cut into the roof", "cut"), "cut/VBP");
+        assert_ne!(tagged("A chef cut into the cake", "cut"), "cut/VBN");
+        assert_ne!(
+            tagged("Artists upcycle found objects", "upcycle"),
+            "upcycle/NN"
+        );
+        assert_ne!(
+            tagged("Tourists watching the sun setting, a boat", "setting"),
+            "setting/NN"
+        );
     }
 
     #[test]
