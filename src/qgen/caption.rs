@@ -290,10 +290,9 @@ fn without_thousands_commas(text: &str) -> Option<String> {
 /// which places it on or in a visible thing, or else whose object is one, read alone ("Kneading
 /// the bread dough to make our focaccia": "the bread dough"): "Drawing the line", "Harnessing
 /// the power of MIT alumni", "Painting of a boat" and "Typing on the new MacBook Pro" stay as
-/// they are. A cook
-/// writes of "our bread dough": in the step it is "the" bread dough shown, not the writer
-/// speaking ("Pouring the olive oil mixture over our bread dough"); "with my fingers", the cook's
-/// own hands, is left out.
+/// they are. A cook writes of "our bread dough": in the step it is "the" bread dough shown, not
+/// the writer speaking ("Pouring the olive oil mixture over our bread dough"); "with my
+/// fingers", the cook's own hands, is left out.
 fn step_object(text: &str) -> Option<String> {
     let (gerund, rest) = text.split_once(' ')?;
     // Most captions end here, before any allocation.
@@ -376,8 +375,7 @@ fn step_object(text: &str) -> Option<String> {
     });
     // Without a place the step shows the thing it handles, when that is a thing one could see:
     // "Kneading the bread dough to make our focaccia", "Tearing the olive focaccia bread apart"
-    // show the dough and the bread ("Building the future of cities" shows no future). The object
-    // ends at its first preposition, infinitive or adverb, and a word's own punctuation.
+    // show the dough and the bread.
     if !placed {
         // The object runs to a preposition other than "of" ("a glass of wine"), an infinitive
         // or "apart", and its head is before any "of" ("the future of cities" is a future).
