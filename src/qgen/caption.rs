@@ -2757,6 +2757,13 @@ fn without_times(sentence: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Asserts that `caption` reads as `text` and describes a picture.
+    fn reads_as_a_description(caption: &str, text: &str) {
+        let reading = read(caption);
+        assert_eq!(reading.text, text, "{caption}");
+        assert_eq!(reading.not_description, None, "{caption}");
+    }
+
     /// The hand rules' verdict on a caption: the reading's, else the parse's.
     fn verdict(caption: &str) -> Option<NotDescription> {
         let r = read(caption);
@@ -2853,9 +2860,7 @@ mod tests {
             ),
         ];
         for (caption, expected) in cases {
-            let reading = read(caption);
-            assert_eq!(reading.text, expected, "{caption}");
-            assert_eq!(reading.not_description, None, "{caption}");
+            reads_as_a_description(caption, expected);
         }
     }
 
@@ -3758,9 +3763,7 @@ mod tests {
                 "the olive focaccia bread",
             ),
         ] {
-            let reading = read(caption);
-            assert_eq!(reading.text, text);
-            assert_eq!(reading.not_description, None, "{caption}");
+            reads_as_a_description(caption, text);
         }
         // No object at once, no place, or a capitalised name: left as written.
         for caption in [
@@ -3804,9 +3807,7 @@ mod tests {
                 "Crushed biscuit and mint leaf placed on top of the cream in a glass to create the Eton mess dessert",
             ),
         ] {
-            let reading = read(caption);
-            assert_eq!(reading.text, text);
-            assert_eq!(reading.not_description, None, "{caption}");
+            reads_as_a_description(caption, text);
         }
         // A person owned, no thing, or the writer speaking: as before.
         for caption in [
@@ -3825,23 +3826,15 @@ mod tests {
             );
         }
         // What a press conference announces is the story's.
-        let reading = read(
+        reads_as_a_description(
             "Acting US Attorney PERSON speaks during a press conference announcing that three were arrested for operating a brothel.",
+            "Acting US Attorney PERSON speaks during a press conference",
         );
-        assert_eq!(
-            reading.text,
-            "Acting US Attorney PERSON speaks during a press conference"
-        );
-        assert_eq!(reading.not_description, None);
         // After a photo agency's dateline in title case.
-        let reading = read(
+        reads_as_a_description(
             "Boston, MA - November 8: Cambridge Police Commissioner PERSON speaks during a press conference announcing that three were arrested",
+            "Cambridge Police Commissioner PERSON speaks during a press conference",
         );
-        assert_eq!(
-            reading.text,
-            "Cambridge Police Commissioner PERSON speaks during a press conference"
-        );
-        assert_eq!(reading.not_description, None);
         assert_eq!(
             without_dateline("Apple - Review: The new iPhone is fast"),
             "Apple - Review: The new iPhone is fast"
@@ -3859,14 +3852,10 @@ mod tests {
             "A sign announcing the closure hangs on the door"
         );
         // "Sacramento, Calif." closes a sentence before a capital; "Calif., on" does not.
-        let reading = read(
+        reads_as_a_description(
             "This file photo shows Assemblyman PERSON at the Capitol in Sacramento, Calif. Immigrants who are in California illegally could get licenses.",
+            "This file photo shows Assemblyman PERSON at the Capitol in Sacramento, Calif",
         );
-        assert_eq!(
-            reading.text,
-            "This file photo shows Assemblyman PERSON at the Capitol in Sacramento, Calif"
-        );
-        assert_eq!(reading.not_description, None);
         assert_eq!(
             first_sentence("Sen. PERSON of Calif. Speaks at a rally."),
             "Sen. PERSON of Calif. Speaks at a rally."

@@ -873,6 +873,20 @@ fn is_agent(w: &Word) -> bool {
         || is_vehicle(&singular(&w.lower))
 }
 
+/// Whether the verb at `i` follows the caption's subject, a thing's noun (not a person's nor an
+/// animal's: "PERSON served in the Navy"), with no preposition before it ("muffins on a rack with
+/// sugar sprinkled on top" is a noun in a phrase), and a preposition follows: where a past form
+/// of [`PREPARED`] is the thing's participle ("cake topped with berries").
+fn after_a_thing_before_its_place(words: &[Word], i: usize) -> bool {
+    i > 0
+        && words[i - 1].pos == Pos::Noun
+        && !words[..i].iter().any(|w| w.pos == Pos::Adp)
+        && words[i - 1].entity != Some(Entity::Person)
+        && !names_people(&words[i - 1].text)
+        && !is_animal(&singular(&words[i - 1].lower))
+        && words.get(i + 1).is_some_and(|n| n.pos == Pos::Adp)
+}
+
 /// Verbs of preparing, placing and arranging things, whose past form after a thing's noun is its
 /// participle in a photo's fragment ("cake topped with berries", "bread cut into quarters").
 const PREPARED: [&str; 24] = [
@@ -1088,16 +1102,8 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
     // (Runs on every caption: the only finite verb is found without collecting the verbs.)
     let mut finite = (0..words.len()).filter(|&i| words[i].is_finite());
     if let (Some(i), None) = (finite.next(), finite.next())
-        && i > 0
         && words[i].tag == "VBD"
-        && words[i - 1].pos == Pos::Noun
-        // The noun is the caption's subject, not one in a phrase ("muffins on a rack with sugar
-        // sprinkled on top").
-        && !words[..i].iter().any(|w| w.pos == Pos::Adp)
-        && words[i - 1].entity != Some(Entity::Person)
-        && !names_people(&words[i - 1].text)
-        && !is_animal(&singular(&words[i - 1].lower))
-        && words.get(i + 1).is_some_and(|n| n.pos == Pos::Adp)
+        && after_a_thing_before_its_place(words, i)
         && verb_lemma(&words[i].lower).is_some_and(|l| PREPARED.contains(&l.as_str()))
     {
         set_tag(&mut words[i], "VBN");
@@ -1179,11 +1185,7 @@ fn verbs_read_as_nouns(words: &mut [Word]) {
         // "Olive Focaccia Bread cut into quarters": a thing's singular name takes no bare
         // present; a verb of preparing whose past is its base form ("cut") is its participle.
         let prepared = !words[i - 1].is_plural()
-            && words[i - 1].entity != Some(Entity::Person)
-            && !names_people(&words[i - 1].text)
-            && !is_animal(&singular(&words[i - 1].lower))
-            && !words[..i].iter().any(|w| w.pos == Pos::Adp)
-            && words.get(i + 1).is_some_and(|n| n.pos == Pos::Adp)
+            && after_a_thing_before_its_place(words, i)
             && PREPARED.contains(&words[i].lower.as_str())
             && INVARIANT_PASTS.contains(&words[i].lower.as_str());
         set_tag(&mut words[i], if prepared { "VBN" } else { "VBP" });
