@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use foldhash::fast::RandomState;
 
-use super::parse::{ChunkKind, Parse, Pos, gathers, is_color, modal_can};
+use super::parse::{ChunkKind, Parse, Pos, gathers, is_color, modal_can, names_then_done};
 use super::visible::{
     is_clothing, is_happening, is_listed_thing, is_scene, is_visible, is_visible_word,
 };
@@ -111,6 +111,9 @@ pub fn read(caption: &str) -> Reading {
     }
     if let Some(shown) = without_owner(&described) {
         described = shown;
+    }
+    if let Some(named) = without_title_quotes(&described) {
+        described = named;
     }
     // Office's older alt text lists what it recognised: "A picture containing grass, outdoor,
     // sky, tree" (its note cut as a credit) says what the picture shows, not what a picture does.
@@ -447,6 +450,15 @@ pub fn rules_verdict(reading: Option<NotDescription>, parsed: &Parse) -> Option<
 /// left is judged as any caption: a quote ("Trump: PERSON hasn't made an honest dollar") or the
 /// story ("Birthday girl: PERSON couldn't hide her delight …") is still no description.
 fn without_label(text: &str) -> &str {
+    // "how to grow a lemon tree: planting the seeds", "… from seed - first leaves": a how-to's
+    // running title before each of its pictures' own words.
+    if text
+        .get(..7)
+        .is_some_and(|t| t.eq_ignore_ascii_case("how to "))
+        && let Some((_, shown)) = text.split_once(": ").or_else(|| text.split_once(" - "))
+    {
+        return shown;
+    }
     match text.split_once(": ") {
         Some((label, rest))
             if opens_as_a_picture(rest)
@@ -1388,6 +1400,14 @@ fn is_call_to_action(sentence: &str) -> bool {
     {
         return true;
     }
+    // "Chop Suey served in a plate": a verb's capital before a capitalised word and a
+    // participle opens a dish's name (as the parse reads it).
+    if sentence
+        .split_once(' ')
+        .is_some_and(|(_, rest)| names_then_done(rest))
+    {
+        return false;
+    }
     // "File image of the Chinese Children's Choir …": before a picture's kind, a verb is an
     // agency's adjective ("file photo").
     first != "close"
@@ -1450,6 +1470,19 @@ fn is_title_case(sentence: &str) -> bool {
         })
     {
         return true;
+    }
+    // A title capitalises a thing it names, and a word after an article: a caption that names a
+    // thing in lower case ("Cars on the grid for the 70th Anniversary Grand Prix …") or has a
+    // word in lower case after an article ("Typing on the new MacBook Pro Magic Keyboard") is
+    // in sentence case.
+    if tokens.iter().enumerate().skip(1).any(|(i, t)| {
+        let word = core(t);
+        t.starts_with(char::is_lowercase)
+            && !MINOR.contains(&&*word)
+            && ((is_visible_word(&word) && !is_verb(&word))
+                || matches!(tokens[i - 1], "the" | "a" | "an"))
+    }) {
+        return false;
     }
     // "Chef of the Day", "Deal of the Week": a feature's title, not a place's name.
     if let [.., of, the, period] = tokens.as_slice()
@@ -2139,6 +2172,59 @@ fn opens_like_a_headline(lower: &[String]) -> bool {
 /// happens online or around the world, a status or a rank the news gives ("is dead", "PERSON is
 /// the lone …"), a charge or an election ("charged with …"), and a model year before a make
 /// ("2017 Lexus LC500 coupe arrives …"), a study's finding and a discount.
+/// A caption's quoted titles without their quotes: "gather for photos during the … Alliance's
+/// "Reclaim Our Schools Rally"", "'Mob Wives' star PERSON", "on the set of 'Uncut Gems.'", "a
+/// monument etched with "Honoring All Our Veterans."" name a rally, a show, a film and an
+/// inscription, which the rules read as names; quoted words are otherwise someone's, and a
+/// story's ([`is_story`]). A title capitalises every word but the minor ones and follows other
+/// words of the caption; speech ("'I had no idea what it would lead to!' PERSON poses …") is in
+/// sentence case. `None` when the caption quotes no title (most: no copy).
+fn without_title_quotes(text: &str) -> Option<String> {
+    const OPENING: [char; 4] = ['\'', '"', '‘', '“'];
+    const CLOSING: [char; 4] = ['\'', '"', '’', '”'];
+    if !text.contains(OPENING) {
+        return None;
+    }
+    let mut tokens: Vec<Cow<'_, str>> = text.split_whitespace().map(Cow::Borrowed).collect();
+    let closes = |t: &str| {
+        t.trim_end_matches(['.', ',', ';', ':', '?', '!'])
+            .ends_with(CLOSING)
+    };
+    let mut changed = false;
+    let mut i = 1;
+    while i < tokens.len() {
+        let Some(close) = (tokens[i].starts_with(OPENING) && !closes(&tokens[i]))
+            .then(|| tokens[i + 1..].iter().position(|t| closes(t)))
+            .flatten()
+            .map(|k| i + 1 + k)
+        else {
+            i += 1;
+            continue;
+        };
+        let title = tokens[i..=close].iter().all(|t| {
+            let word = core(t);
+            MINOR.contains(&&*word)
+                || t.trim_start_matches(|c: char| !c.is_alphanumeric())
+                    .starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
+        });
+        if title {
+            let opened = tokens[i].trim_start_matches(OPENING).to_string();
+            tokens[i] = Cow::Owned(opened);
+            let closed = &tokens[close];
+            let stop = closed.trim_end_matches(['.', ',', ';', ':', '?', '!']);
+            let unquoted = format!(
+                "{}{}",
+                stop.trim_end_matches(CLOSING),
+                &closed[stop.len()..]
+            );
+            tokens[close] = Cow::Owned(unquoted);
+            changed = true;
+        }
+        i = close + 1;
+    }
+    changed.then(|| tokens.join(" "))
+}
+
 fn is_story(sentence: &str, words: &Words) -> bool {
     if let Some(at) = sentence.find(": ")
         && sentence[at + 2..].starts_with(|c: char| c.is_uppercase() || c == '\'' || c == '"')
@@ -2206,8 +2292,19 @@ fn is_story(sentence: &str, words: &Words) -> bool {
             .collect();
         at > 0
             && tokens[at - 1].starts_with(char::is_uppercase)
-            // "Placed on a wooden slice": a participle, capitalised as the first word, is no name.
-            && !(tokens[0].len() > 4 && tokens[0].ends_with("ed") && is_verb(&core(tokens[0])))
+            // "Placed on a wooden slice", "Typing on the new MacBook Pro": a participle or a
+            // gerund, capitalised as the first word, is no name.
+            && !(tokens[0].len() > 4
+                && ((tokens[0].ends_with("ed") && is_verb(&core(tokens[0])))
+                    || participle_lemma(&core(tokens[0])).is_some()))
+            // "Cars on the grid …": a thing one could see is no speaker either.
+            && !(at == 1 && {
+                let first = core(tokens[0]);
+                is_visible_word(&first)
+                    && !is_verb(&first)
+                    && !is_person_noun(&singular(&first))
+                    && !matches!(tokens[0], "PERSON" | "LOC")
+            })
             && tokens[..at]
                 .iter()
                 .all(|t| t.starts_with(char::is_uppercase) || !is_verb(&core(t)))
@@ -3882,6 +3979,88 @@ mod tests {
             assert_eq!(
                 read(caption).not_description,
                 Some(NotDescription::Headline),
+                "{caption}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_quoted_title_is_a_name_and_quoted_words_a_story() {
+        for (caption, text) in [
+            (
+                "Conservative school board candidates gather for photos during the Minnesota \
+                 Parents Alliance's \"Reclaim Our Schools Rally\" on Thursday.",
+                "Conservative school board candidates gather for photos during the Minnesota \
+                 Parents Alliance's Reclaim Our Schools Rally.",
+            ),
+            (
+                "A soldier's helmet stands next to a monument etched with \"Honoring All Our Veterans.\"",
+                "A soldier's helmet stands next to a monument etched with Honoring All Our Veterans.",
+            ),
+            (
+                "London Rene and 'Mob Wives' star PERSON pose in the office of their lawyer",
+                "London Rene and Mob Wives star PERSON pose in the office of their lawyer",
+            ),
+        ] {
+            reads_as_a_description(caption, text);
+        }
+        // Speech, opening the caption or in sentence case, is still someone's words.
+        for caption in [
+            "'I had no idea what it would lead to' PERSON poses on the beach",
+            "PERSON poses on the beach as she says 'it was a long day' to friends",
+        ] {
+            assert_eq!(
+                read(caption).not_description,
+                Some(NotDescription::Headline),
+                "{caption}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_thing_or_a_word_after_an_article_in_lower_case_is_no_title() {
+        // Nor is a thing before "on" a speaker's name ("PERSON on the win over …").
+        for caption in [
+            "Cars on the grid for the 70th Anniversary Grand Prix at Silverstone in August.",
+            "Typing on the new MacBook Pro Magic Keyboard",
+        ] {
+            assert_ne!(
+                read(caption).not_description,
+                Some(NotDescription::Headline),
+                "{caption}"
+            );
+        }
+        for caption in [
+            "DVD Between the folds",
+            "PERSON on the Dolphins' win against the Cardinals",
+            "The Best Fitness Trackers and Watches for Everyone",
+        ] {
+            assert_eq!(
+                read(caption).not_description,
+                Some(NotDescription::Headline),
+                "{caption}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_how_to_s_title_and_a_dish_named_by_a_verb() {
+        reads_as_a_description(
+            "How to make sourdough bread: the dough on a floured board",
+            "the dough on a floured board",
+        );
+        reads_as_a_description(
+            "Chop Suey served in a plate.",
+            "Chop Suey served in a plate.",
+        );
+        // An imperative before a name that acts is still one.
+        for caption in [
+            "Watch PERSON score the winning goal",
+            "Join Us for the Spring Fair",
+        ] {
+            assert_eq!(
+                read(caption).not_description,
+                Some(NotDescription::CallToAction),
                 "{caption}"
             );
         }

@@ -336,6 +336,13 @@ fn sentence_capital(first: &str, rest: &str, tagger: &Tagger) -> bool {
     if next.len() == 1 && next.starts_with(|c: char| c.is_ascii_uppercase()) && lower != "a" {
         return false;
     }
+    if tagger
+        .lookup(&lower)
+        .is_some_and(|t| tagger.name(t) == "VB")
+        && names_then_done(rest)
+    {
+        return false;
+    }
     match tagger.lookup(&lower) {
         Some(t) => !tagger.name(t).starts_with("NNP"),
         None => {
@@ -347,6 +354,20 @@ fn sentence_capital(first: &str, rest: &str, tagger: &Tagger) -> bool {
                 })
         }
     }
+}
+
+/// Whether the words after a caption's first are a capitalised word and a participle: "Chop
+/// Suey served in a plate", "Pad Thai topped with …". A verb's capital before them ("Chop") opens
+/// a dish's or a thing's name, not an imperative.
+pub fn names_then_done(rest: &str) -> bool {
+    let mut after = rest.split_whitespace();
+    after.next().is_some_and(|name| {
+        name.starts_with(|c: char| c.is_ascii_uppercase())
+            && name.bytes().all(|b| b.is_ascii_alphabetic())
+            && !matches!(name, "PERSON" | "LOC")
+    }) && after
+        .next()
+        .is_some_and(|done| done.len() > 4 && done.ends_with("ed"))
 }
 
 /// Things written as abbreviations in capitals, in lower case: "an RV", "an SUV", "watching TV".
@@ -417,6 +438,8 @@ pub fn parse(caption: &str) -> Parse {
         entity[span.start..span.end].fill(Some(span.entity));
     }
     let mut words: Vec<Word> = Vec::with_capacity(tokens.len());
+    // Whether the first word is a verb's opening a name ("Chop Suey").
+    let mut verb_named = false;
     for (i, token) in tokens.iter().enumerate() {
         let lower = token.text.to_lowercase();
         let next = tokens.get(i + 1).map(|t| t.text.to_ascii_lowercase());
@@ -452,6 +475,21 @@ pub fn parse(caption: &str) -> Parse {
             })
         {
             tag = if tag == "NNPS" { "NNS" } else { "NN" };
+        }
+        // "Chop Suey served in a plate": a verb kept capitalised before a capitalised word
+        // ([`sentence_capital`]) opens a name, and the word after it goes on with the name.
+        let capitalised = |t: &str| t.starts_with(|c: char| c.is_ascii_uppercase());
+        if i == 0
+            && !first_lowered
+            && tag == "VB"
+            && capitalised(token.text)
+            && tokens.get(1).is_some_and(|n| capitalised(n.text))
+        {
+            tag = "NNP";
+            verb_named = true;
+        }
+        if i == 1 && verb_named && tag == "NN" {
+            tag = "NNP";
         }
         // "an SUV": a thing's abbreviation the tagger guessed a proper noun is the thing.
         if tag.starts_with("NNP") && is_thing_abbreviation(token.text) {
@@ -2194,6 +2232,12 @@ mod tests {
             ),
             "cut/VBN"
         );
+        // A verb's capital before a capitalised word and a participle opens a dish's name.
+        assert_eq!(tagged("Chop Suey served in a plate.", "Chop"), "Chop/NNP");
+        assert_eq!(tagged("Chop Suey served in a plate.", "Suey"), "Suey/NNP");
+        // Not before a capital with no participle, nor before a common noun.
+        assert!(tags("Click Here to learn more")[0].starts_with("click/"));
+        assert_eq!(tagged("Chop the onions finely", "chop"), "chop/VB");
         // A thing's noun in "-ing" closing the object.
         assert_eq!(
             tagged(
