@@ -562,6 +562,15 @@ fn aged(text: &str) -> bool {
 /// election: PERSON and PERSON meet …").
 fn names_a_story(label: &str) -> bool {
     label.contains(|c: char| c.is_ascii_digit())
+        // A news column's ("Wednesday's high school roundup/scores: PERSON nets two goals, …").
+        || label
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| {
+                matches!(
+                    w.to_lowercase().as_str(),
+                    "roundup" | "scores" | "recap" | "highlights" | "results" | "briefs"
+                )
+            })
         || matches!(
             label.to_lowercase().as_str(),
             "report"
@@ -3179,6 +3188,7 @@ mod tests {
         for story in [
             "Report: PERSON is eyeing a new position",
             "2017 Bundestag election: PERSON and PERSON meet for a TV duel",
+            "Wednesday's high school roundup/scores: PERSON nets two goals",
             "Birthday girl: PERSON couldn't hide her delight after her boyfriend flew in",
         ] {
             assert_eq!(
