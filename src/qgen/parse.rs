@@ -1542,6 +1542,19 @@ fn noun_phrase(words: &[Word], i: usize) -> Option<(usize, usize)> {
         end = end2;
         return Some((end, head2));
     }
+    // "US Secretary of State PERSON", "Minister of Defence PERSON": a person's office in
+    // capitals, its "of" and the name of its holder are one phrase, headed by the name.
+    if (head == 0 || words[head].text.starts_with(char::is_uppercase))
+        && is_person_noun(&singular(quantity))
+        && words.get(end).is_some_and(|w| w.lower == "of")
+        && let Some((end2, head2)) = noun_phrase(words, end + 1)
+        && words[head2].text == "PERSON"
+        && words[end + 1..end2]
+            .iter()
+            .all(|w| w.text.starts_with(char::is_uppercase))
+    {
+        return Some((end2, head2));
+    }
     // "the members of Potty Mouth": a noun that is only what it is of keeps its "of" phrase, and
     // stays the head (the band is no person).
     if RELATIONAL.contains(&quantity)
@@ -2187,6 +2200,32 @@ mod tests {
         assert_eq!(white.words[6].tag, "NN");
         let gogh = parse("A painting by Vincent van Gogh");
         assert_eq!(gogh.words[4].tag, "NNP");
+    }
+
+    #[test]
+    fn a_person_s_office_and_its_holder_are_one_phrase() {
+        let first = |caption: &str| {
+            let p = parse(caption);
+            let c = p.chunks[0];
+            (p.text(c.start, c.end, false), p.words[c.head].text.clone())
+        };
+        assert_eq!(
+            first("US Secretary of State PERSON at an event with PERSON"),
+            ("US Secretary of State PERSON".to_string(), "PERSON".to_string())
+        );
+        assert_eq!(
+            first("Minister of Defence PERSON inspects the troops"),
+            ("minister of Defence PERSON".to_string(), "PERSON".to_string())
+        );
+        // An office with no holder named, or a holder of no office, keeps its "of" apart.
+        assert_eq!(
+            first("The Duchess of Cornwall at the festival"),
+            ("the Duchess".to_string(), "Duchess".to_string())
+        );
+        assert_eq!(
+            first("A fan of PERSON waves a flag"),
+            ("a fan".to_string(), "fan".to_string())
+        );
     }
 
     #[test]
