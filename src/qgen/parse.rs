@@ -2211,11 +2211,17 @@ mod tests {
         };
         assert_eq!(
             first("US Secretary of State PERSON at an event with PERSON"),
-            ("US Secretary of State PERSON".to_string(), "PERSON".to_string())
+            (
+                "US Secretary of State PERSON".to_string(),
+                "PERSON".to_string()
+            )
         );
         assert_eq!(
             first("Minister of Defence PERSON inspects the troops"),
-            ("minister of Defence PERSON".to_string(), "PERSON".to_string())
+            (
+                "minister of Defence PERSON".to_string(),
+                "PERSON".to_string()
+            )
         );
         // An office with no holder named, or a holder of no office, keeps its "of" apart.
         assert_eq!(
