@@ -4017,7 +4017,7 @@ mod tests {
         // Speech, opening the caption or in sentence case, is still someone's words.
         for caption in [
             "'I had no idea what it would lead to' PERSON poses on the beach",
-            "PERSON poses on the beach as she says 'it was a long day' to friends",
+            "Fans cheer as PERSON calls it 'the best day of my life' at the stadium",
         ] {
             assert_eq!(
                 read(caption).not_description,
