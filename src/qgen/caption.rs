@@ -17,7 +17,7 @@ use foldhash::fast::RandomState;
 
 use super::parse::{ChunkKind, Parse, Pos, gathers, is_color, modal_can, names_then_done};
 use super::visible::{
-    is_clothing, is_happening, is_listed_thing, is_scene, is_visible, is_visible_word,
+    is_animal, is_clothing, is_happening, is_listed_thing, is_scene, is_visible, is_visible_word,
 };
 use super::words::{
     INVARIANT_PASTS, is_person_act, is_person_title, is_posture, names_a_picture, names_people,
@@ -451,11 +451,19 @@ pub fn rules_verdict(reading: Option<NotDescription>, parsed: &Parse) -> Option<
 /// story ("Birthday girl: PERSON couldn't hide her delight …") is still no description.
 fn without_label(text: &str) -> &str {
     // "how to grow a lemon tree: planting the seeds", "… from seed - first leaves": a how-to's
-    // running title before each of its pictures' own words.
+    // running title before each of its pictures' own words, a step or a short phrase in lower
+    // case ("How to spot a fake: counterfeit sneakers flood the market" is a headline's, "How to
+    // Make Chocolate Chip Cookies - Sally's Baking Addiction" a site's name).
     if text
         .get(..7)
         .is_some_and(|t| t.eq_ignore_ascii_case("how to "))
         && let Some((_, shown)) = text.split_once(": ").or_else(|| text.split_once(" - "))
+        && !shown.contains(char::is_uppercase)
+        && (shown.split_whitespace().count() <= 4
+            || shown
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| participle_lemma(w).is_some()))
     {
         return shown;
     }
@@ -568,7 +576,7 @@ fn names_a_story(label: &str) -> bool {
             .any(|w| {
                 matches!(
                     w.to_lowercase().as_str(),
-                    "roundup" | "scores" | "recap" | "highlights" | "results" | "briefs"
+                    "roundup" | "scores" | "recap" | "results"
                 )
             })
         || matches!(
@@ -1411,10 +1419,7 @@ fn is_call_to_action(sentence: &str) -> bool {
     }
     // "Chop Suey served in a plate": a verb's capital before a capitalised word and a
     // participle opens a dish's name (as the parse reads it).
-    if sentence
-        .split_once(' ')
-        .is_some_and(|(_, rest)| names_then_done(rest))
-    {
+    if names_then_done(sentence) {
         return false;
     }
     // "File image of the Chinese Children's Choir …": before a picture's kind, a verb is an
@@ -1486,7 +1491,9 @@ fn is_title_case(sentence: &str) -> bool {
     // in sentence case.
     if tokens.iter().enumerate().skip(1).any(|(i, t)| {
         let word = core(t);
-        t.starts_with(char::is_lowercase)
+        // ("the iPhone 15 Pro", "the eSIM": a brand's capitals inside a word are capitals.)
+        !t.contains(char::is_uppercase)
+            && t.starts_with(char::is_alphabetic)
             && !MINOR.contains(&&*word)
             && ((is_visible_word(&word) && !is_verb(&word))
                 || matches!(tokens[i - 1], "the" | "a" | "an"))
@@ -2170,6 +2177,66 @@ fn opens_like_a_headline(lower: &[String]) -> bool {
         .any(|p| opens_with(lower, p))
 }
 
+/// A caption's quoted titles without their quotes: "gather for photos during the … Alliance's
+/// "Reclaim Our Schools Rally"", "'Mob Wives' star PERSON", "on the set of 'Uncut Gems.'", "a
+/// monument etched with "Honoring All Our Veterans."" name a rally, a show, a film and an
+/// inscription, which the rules read as names; quoted words are otherwise someone's, and a
+/// story's ([`is_story`]). A title capitalises every word but the minor ones and follows other
+/// words of the caption; speech ("'I had no idea what it would lead to!' PERSON poses …") is in
+/// sentence case. A quote closes with its own kind of mark: an apostrophe ("the Veterans' Gala",
+/// "'90s") or an inch mark is no quote's end. `None` when the caption quotes no title (most: no
+/// copy).
+fn without_title_quotes(text: &str) -> Option<String> {
+    const STOPS: [char; 6] = ['.', ',', ';', ':', '?', '!'];
+    // Each opening mark, with the marks that close it.
+    let closing = |open: char| -> &'static [char] {
+        match open {
+            '"' | '“' => &['"', '”'],
+            '\'' | '‘' => &['\'', '’'],
+            _ => &[],
+        }
+    };
+    if !text.contains(['\'', '"', '‘', '“']) {
+        return None;
+    }
+    let mut tokens: Vec<Cow<'_, str>> = text.split_whitespace().map(Cow::Borrowed).collect();
+    let mut changed = false;
+    let mut i = 1;
+    while i < tokens.len() {
+        let mut chars = tokens[i].chars();
+        let (Some(open), Some(next)) = (chars.next(), chars.next()) else {
+            i += 1;
+            continue;
+        };
+        let marks = closing(open);
+        let closes = |t: &str| t.trim_end_matches(STOPS).ends_with(marks);
+        let Some(close) = (!marks.is_empty() && next.is_alphabetic() && !closes(&tokens[i]))
+            .then(|| tokens[i + 1..].iter().position(|t| closes(t)))
+            .flatten()
+            .map(|k| i + 1 + k)
+        else {
+            i += 1;
+            continue;
+        };
+        let title = tokens[i..=close].iter().all(|t| {
+            MINOR.contains(&&*core(t))
+                || t.trim_start_matches(|c: char| !c.is_alphanumeric())
+                    .starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
+        });
+        if title {
+            let opened = tokens[i][open.len_utf8()..].to_string();
+            tokens[i] = Cow::Owned(opened);
+            let closed = &tokens[close];
+            let stop = closed.trim_end_matches(STOPS);
+            let unquoted = format!("{}{}", stop.trim_end_matches(marks), &closed[stop.len()..]);
+            tokens[close] = Cow::Owned(unquoted);
+            changed = true;
+        }
+        i = close + 1;
+    }
+    changed.then(|| tokens.join(" "))
+}
+
 /// Whether `sentence` is a headline or the story's text rather than a description: "Title:
 /// Subtitle" (a colon before a capital, the dateline already gone), quoted speech of three words
 /// or more not introduced as the picture's own text, a headline's infinitive ("PERSON to end his
@@ -2181,59 +2248,6 @@ fn opens_like_a_headline(lower: &[String]) -> bool {
 /// happens online or around the world, a status or a rank the news gives ("is dead", "PERSON is
 /// the lone …"), a charge or an election ("charged with …"), and a model year before a make
 /// ("2017 Lexus LC500 coupe arrives …"), a study's finding and a discount.
-/// A caption's quoted titles without their quotes: "gather for photos during the … Alliance's
-/// "Reclaim Our Schools Rally"", "'Mob Wives' star PERSON", "on the set of 'Uncut Gems.'", "a
-/// monument etched with "Honoring All Our Veterans."" name a rally, a show, a film and an
-/// inscription, which the rules read as names; quoted words are otherwise someone's, and a
-/// story's ([`is_story`]). A title capitalises every word but the minor ones and follows other
-/// words of the caption; speech ("'I had no idea what it would lead to!' PERSON poses …") is in
-/// sentence case. `None` when the caption quotes no title (most: no copy).
-fn without_title_quotes(text: &str) -> Option<String> {
-    const OPENING: [char; 4] = ['\'', '"', '‘', '“'];
-    const CLOSING: [char; 4] = ['\'', '"', '’', '”'];
-    if !text.contains(OPENING) {
-        return None;
-    }
-    let mut tokens: Vec<Cow<'_, str>> = text.split_whitespace().map(Cow::Borrowed).collect();
-    let closes = |t: &str| {
-        t.trim_end_matches(['.', ',', ';', ':', '?', '!'])
-            .ends_with(CLOSING)
-    };
-    let mut changed = false;
-    let mut i = 1;
-    while i < tokens.len() {
-        let Some(close) = (tokens[i].starts_with(OPENING) && !closes(&tokens[i]))
-            .then(|| tokens[i + 1..].iter().position(|t| closes(t)))
-            .flatten()
-            .map(|k| i + 1 + k)
-        else {
-            i += 1;
-            continue;
-        };
-        let title = tokens[i..=close].iter().all(|t| {
-            let word = core(t);
-            MINOR.contains(&&*word)
-                || t.trim_start_matches(|c: char| !c.is_alphanumeric())
-                    .starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
-        });
-        if title {
-            let opened = tokens[i].trim_start_matches(OPENING).to_string();
-            tokens[i] = Cow::Owned(opened);
-            let closed = &tokens[close];
-            let stop = closed.trim_end_matches(['.', ',', ';', ':', '?', '!']);
-            let unquoted = format!(
-                "{}{}",
-                stop.trim_end_matches(CLOSING),
-                &closed[stop.len()..]
-            );
-            tokens[close] = Cow::Owned(unquoted);
-            changed = true;
-        }
-        i = close + 1;
-    }
-    changed.then(|| tokens.join(" "))
-}
-
 fn is_story(sentence: &str, words: &Words) -> bool {
     if let Some(at) = sentence.find(": ")
         && sentence[at + 2..].starts_with(|c: char| c.is_uppercase() || c == '\'' || c == '"')
@@ -2301,17 +2315,19 @@ fn is_story(sentence: &str, words: &Words) -> bool {
             .collect();
         at > 0
             && tokens[at - 1].starts_with(char::is_uppercase)
-            // "Placed on a wooden slice", "Typing on the new MacBook Pro": a participle or a
-            // gerund, capitalised as the first word, is no name.
-            && !(tokens[0].len() > 4
-                && ((tokens[0].ends_with("ed") && is_verb(&core(tokens[0])))
-                    || participle_lemma(&core(tokens[0])).is_some()))
-            // "Cars on the grid …": a thing one could see is no speaker either.
+            // "Placed on a wooden slice", "Typing on the new MacBook Pro": a participle, or a
+            // gerund alone, capitalised as the first word, is no name ("Bowling Green coach
+            // PERSON on …" is a town's).
+            && !(tokens[0].len() > 4 && tokens[0].ends_with("ed") && is_verb(&core(tokens[0])))
+            && !(at == 1 && participle_lemma(&core(tokens[0])).is_some())
+            // "Cars on the grid …": a thing one could see is no speaker either; a team's animals
+            // are ("Dolphins on the win over the Jets").
             && !(at == 1 && {
-                let first = core(tokens[0]);
-                is_visible_word(&first)
+                let first = singular(&core(tokens[0])).into_owned();
+                is_visible(&first)
                     && !is_verb(&first)
-                    && !is_person_noun(&singular(&first))
+                    && !is_person_noun(&first)
+                    && !is_animal(&first)
                     && !matches!(tokens[0], "PERSON" | "LOC")
             })
             && tokens[..at]
@@ -4014,6 +4030,18 @@ mod tests {
         ] {
             reads_as_a_description(caption, text);
         }
+        // An apostrophe or an inch mark closes no quote.
+        for caption in [
+            "Guests arrive at the \"Night of the Veterans' Gala\" in LOC",
+            "Men's Vintage '90s Levi's 501 Jeans 32\" Waist",
+        ] {
+            assert_eq!(
+                without_title_quotes(caption).as_deref(),
+                (caption.starts_with("Guests"))
+                    .then_some("Guests arrive at the Night of the Veterans' Gala in LOC"),
+                "{caption}"
+            );
+        }
         // Speech, opening the caption or in sentence case, is still someone's words.
         for caption in [
             "'I had no idea what it would lead to' PERSON poses on the beach",
@@ -4044,6 +4072,10 @@ mod tests {
             "DVD Between the folds",
             "PERSON on the Dolphins' win against the Cardinals",
             "The Best Fitness Trackers and Watches for Everyone",
+            // A brand's capitals inside a word; a team's animals, a town's gerund before "on".
+            "The Best Cases for the iPhone 15 Pro",
+            "Dolphins on the win over the Jets",
+            "Bowling Green coach PERSON on the win over Toledo",
         ] {
             assert_eq!(
                 read(caption).not_description,
@@ -4056,18 +4088,22 @@ mod tests {
     #[test]
     fn a_how_to_s_title_and_a_dish_named_by_a_verb() {
         reads_as_a_description(
-            "How to make sourdough bread: the dough on a floured board",
+            "how to make sourdough bread: shaping the dough on a floured board",
             "the dough on a floured board",
         );
+        // A headline's or a site's words after the how-to stay with it.
+        for caption in [
+            "How to spot a fake: counterfeit sneakers flood the market",
+            "How to Make Chocolate Chip Cookies - Sally's Baking Addiction",
+        ] {
+            assert!(read(caption).text.starts_with("How to"), "{caption}");
+        }
         reads_as_a_description(
             "Chop Suey served in a plate.",
             "Chop Suey served in a plate.",
         );
-        // An imperative before a name that acts is still one.
-        for caption in [
-            "Watch PERSON score the winning goal",
-            "Join Us for the Spring Fair",
-        ] {
+        // An imperative before a thing's name in capitals is still one.
+        for caption in ["Buy Custom Printed T-Shirts", "Click Here to Get Started"] {
             assert_eq!(
                 read(caption).not_description,
                 Some(NotDescription::CallToAction),

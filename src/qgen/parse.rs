@@ -336,13 +336,6 @@ fn sentence_capital(first: &str, rest: &str, tagger: &Tagger) -> bool {
     if next.len() == 1 && next.starts_with(|c: char| c.is_ascii_uppercase()) && lower != "a" {
         return false;
     }
-    if tagger
-        .lookup(&lower)
-        .is_some_and(|t| tagger.name(t) == "VB")
-        && names_then_done(rest)
-    {
-        return false;
-    }
     match tagger.lookup(&lower) {
         Some(t) => !tagger.name(t).starts_with("NNP"),
         None => {
@@ -356,18 +349,30 @@ fn sentence_capital(first: &str, rest: &str, tagger: &Tagger) -> bool {
     }
 }
 
-/// Whether the words after a caption's first are a capitalised word and a participle: "Chop
-/// Suey served in a plate", "Pad Thai topped with …". A verb's capital before them ("Chop") opens
-/// a dish's or a thing's name, not an imperative.
-pub fn names_then_done(rest: &str) -> bool {
-    let mut after = rest.split_whitespace();
-    after.next().is_some_and(|name| {
-        name.starts_with(|c: char| c.is_ascii_uppercase())
-            && name.bytes().all(|b| b.is_ascii_alphabetic())
-            && !matches!(name, "PERSON" | "LOC")
-    }) && after
-        .next()
-        .is_some_and(|done| done.len() > 4 && done.ends_with("ed"))
+/// Whether a caption opens with a verb's capital that begins a name: a word the lexicon knows
+/// first as a bare verb, a capitalised word, and a participle in lower case ("Chop Suey served
+/// in a plate", "Pad Thai topped with …"). Not an imperative before a thing's name in capitals
+/// ("Download Free Animated Wallpapers") nor before a name that acts ("Meet PERSON …"). (A
+/// recipe's step that capitalises its dish, "Serve Risotto topped with …", reads as a name too.)
+pub fn names_then_done(caption: &str) -> bool {
+    let tagger = Tagger::english();
+    let mut words = caption.split_whitespace();
+    let (Some(verb), Some(name), Some(done)) = (words.next(), words.next(), words.next()) else {
+        return false;
+    };
+    let known = |w: &str| {
+        tagger
+            .lookup(&w.to_ascii_lowercase())
+            .map(|t| tagger.name(t))
+    };
+    verb.starts_with(|c: char| c.is_ascii_uppercase())
+        && known(verb) == Some("VB")
+        && name.starts_with(|c: char| c.is_ascii_uppercase())
+        && name.bytes().all(|b| b.is_ascii_alphabetic())
+        && !matches!(name, "PERSON" | "LOC")
+        && done.len() > 4
+        && done.ends_with("ed")
+        && done.bytes().all(|b| b.is_ascii_lowercase())
 }
 
 /// Things written as abbreviations in capitals, in lower case: "an RV", "an SUV", "watching TV".
@@ -412,6 +417,8 @@ pub fn parse(caption: &str) -> Parse {
     let first_end = caption.find(char::is_whitespace).unwrap_or(caption.len());
     let first = &caption[..first_end];
     let rest = caption[first_end..].trim_start();
+    // "Chop Suey served in a plate": the verb's capital opens a name, which keeps it.
+    let verb_names = names_then_done(caption);
     let lowered;
     let mut first_lowered = false;
     let tokens = if first.is_ascii()
@@ -424,6 +431,7 @@ pub fn parse(caption: &str) -> Parse {
         && names.first().is_none_or(|s| s.start > 0)
         // "Rep PERSON", "Associate Justice PERSON": a title before a name keeps its capital.
         && !rest.starts_with("PERSON")
+        && !verb_names
         && sentence_capital(first, rest, tagger)
     {
         lowered = format!("{}{}", first.to_ascii_lowercase(), &caption[first_end..]);
@@ -438,8 +446,6 @@ pub fn parse(caption: &str) -> Parse {
         entity[span.start..span.end].fill(Some(span.entity));
     }
     let mut words: Vec<Word> = Vec::with_capacity(tokens.len());
-    // Whether the first word is a verb's opening a name ("Chop Suey").
-    let mut verb_named = false;
     for (i, token) in tokens.iter().enumerate() {
         let lower = token.text.to_lowercase();
         let next = tokens.get(i + 1).map(|t| t.text.to_ascii_lowercase());
@@ -476,19 +482,9 @@ pub fn parse(caption: &str) -> Parse {
         {
             tag = if tag == "NNPS" { "NNS" } else { "NN" };
         }
-        // "Chop Suey served in a plate": a verb kept capitalised before a capitalised word
-        // ([`sentence_capital`]) opens a name, and the word after it goes on with the name.
-        let capitalised = |t: &str| t.starts_with(|c: char| c.is_ascii_uppercase());
-        if i == 0
-            && !first_lowered
-            && tag == "VB"
-            && capitalised(token.text)
-            && tokens.get(1).is_some_and(|n| capitalised(n.text))
-        {
-            tag = "NNP";
-            verb_named = true;
-        }
-        if i == 1 && verb_named && tag == "NN" {
+        // "Chop Suey served in a plate": a verb's capital opens a name ([`names_then_done`]),
+        // and the word after it goes on with the name.
+        if verb_names && i < 2 && matches!(tag, "VB" | "NN") {
             tag = "NNP";
         }
         // "an SUV": a thing's abbreviation the tagger guessed a proper noun is the thing.
@@ -1544,11 +1540,14 @@ fn noun_phrase(words: &[Word], i: usize) -> Option<(usize, usize)> {
     }
     // "US Secretary of State PERSON", "Minister of Defence PERSON": a person's office in
     // capitals, its "of" and the name of its holder are one phrase, headed by the name.
+    // The office's name has a word of its own before the holder: "Supporters of PERSON rally"
+    // are no office.
     if (head == 0 || words[head].text.starts_with(char::is_uppercase))
         && is_person_noun(&singular(quantity))
         && words.get(end).is_some_and(|w| w.lower == "of")
         && let Some((end2, head2)) = noun_phrase(words, end + 1)
         && words[head2].text == "PERSON"
+        && end2 - (end + 1) >= 2
         && words[end + 1..end2]
             .iter()
             .all(|w| w.text.starts_with(char::is_uppercase))
@@ -2229,8 +2228,8 @@ mod tests {
             ("the Duchess".to_string(), "Duchess".to_string())
         );
         assert_eq!(
-            first("A fan of PERSON waves a flag"),
-            ("a fan".to_string(), "fan".to_string())
+            first("Supporters of PERSON rally outside the courthouse"),
+            ("supporters".to_string(), "supporters".to_string())
         );
     }
 
@@ -2280,9 +2279,8 @@ mod tests {
         // A verb's capital before a capitalised word and a participle opens a dish's name.
         assert_eq!(tagged("Chop Suey served in a plate.", "Chop"), "Chop/NNP");
         assert_eq!(tagged("Chop Suey served in a plate.", "Suey"), "Suey/NNP");
-        // Not before a capital with no participle, nor before a common noun.
-        assert!(tags("Click Here to learn more")[0].starts_with("click/"));
-        assert_eq!(tagged("Chop the onions finely", "chop"), "chop/VB");
+        // Not before a thing's name in capitals.
+        assert!(tags("Buy Custom Printed T-Shirts")[0].starts_with("buy/"));
         // A thing's noun in "-ing" closing the object.
         assert_eq!(
             tagged(
