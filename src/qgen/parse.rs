@@ -365,14 +365,15 @@ pub fn names_then_done(caption: &str) -> bool {
             .lookup(&w.to_ascii_lowercase())
             .map(|t| tagger.name(t))
     };
+    // (Runs on every caption twice, the parse's and the reading's: the lexicon is asked last.)
     verb.starts_with(|c: char| c.is_ascii_uppercase())
-        && known(verb) == Some("VB")
         && name.starts_with(|c: char| c.is_ascii_uppercase())
         && name.bytes().all(|b| b.is_ascii_alphabetic())
         && !matches!(name, "PERSON" | "LOC")
         && done.len() > 4
         && done.ends_with("ed")
         && done.bytes().all(|b| b.is_ascii_lowercase())
+        && known(verb) == Some("VB")
 }
 
 /// Things written as abbreviations in capitals, in lower case: "an RV", "an SUV", "watching TV".
