@@ -468,6 +468,8 @@ fn without_label(text: &str) -> &str {
         return shown;
     }
     match text.split_once(": ") {
+        // An automatic captioner's, whatever follows (the story's headline).
+        Some((label, _)) if is_machine_caption(label) => label,
         Some((label, rest))
             if opens_as_a_picture(rest)
                 || (label.split_whitespace().count() <= 5
@@ -487,8 +489,6 @@ fn without_label(text: &str) -> &str {
         {
             rest
         }
-        // An automatic captioner's, when what follows is none of the above (a headline).
-        Some((label, _)) if is_machine_caption(label) => label,
         _ => text,
     }
 }
@@ -498,16 +498,42 @@ fn without_label(text: &str) -> &str {
 /// a suit and tie: NHS to move to its highest alert level", "a group of people sitting at a
 /// table: Ant and Dec in …". The captioner writes in lower case from its indefinite article on,
 /// names something one could see, and goes on with a verb's participle ("wearing", "parked") or
-/// a preposition; after a preposition it names something one could see again. A person's label
-/// starts with a capital ("Business focus: a camera lens"), or is an idiom whose preposition
-/// leads to nothing one could see ("a man on a mission", "a woman in charge", "a room with a
-/// view").
+/// a preposition; after a preposition it names something one could see again. A person it
+/// recognises is named first, the rest as before: "Aidan McGivern in a suit and tie: Met Office
+/// national morning forecast …", "PERSON wearing a suit and tie: PERSON hits back at …". A
+/// person's label starts with a capitalised word that is no name ("Business focus: a camera
+/// lens"), or is an idiom whose preposition leads to nothing one could see ("a man on a
+/// mission", "a woman in charge", "a room with a view").
 fn is_machine_caption(label: &str) -> bool {
     // Most labels end here, before any allocation.
-    if !(label.starts_with("a ") || label.starts_with("an ")) {
+    let named = label.starts_with(char::is_uppercase);
+    if !(named || label.starts_with("a ") || label.starts_with("an ")) {
         return false;
     }
-    let words: Vec<&str> = label.split_whitespace().collect();
+    let mut words: Vec<&str> = label.split_whitespace().collect();
+    if named {
+        // The recognised person's name: the filter's PERSON, or two or three capitalised words
+        // ("Aidan McGivern"); then the captioner's words, joined at once.
+        let name = if words[0] == "PERSON" {
+            1
+        } else {
+            words
+                .iter()
+                .take_while(|w| {
+                    w.starts_with(char::is_uppercase)
+                        && w.chars()
+                            .all(|c| c.is_alphabetic() || c == '-' || c == '\'')
+                        && !MINOR.contains(&w.to_lowercase().as_str())
+                })
+                .count()
+        };
+        if !(name == 1 && words[0] == "PERSON" || (2..=3).contains(&name)) {
+            return false;
+        }
+        // The name stands where the captioner would write "a person", and its words must
+        // join right after it.
+        words.splice(..name, ["a", "person"]);
+    }
     let preposition = |w: &str| {
         matches!(
             w,
@@ -521,6 +547,9 @@ fn is_machine_caption(label: &str) -> bool {
         return false;
     };
     words.len() >= 4
+        // After a name, "wearing", "posing", "in", "with" ("The Internet killed privacy" is
+        // a headline's subject and verb).
+        && (!named || (join == 2 && !words[2].ends_with("ed")))
         && words.iter().all(|w| {
             w.chars()
                 .all(|c| c.is_ascii_lowercase() || c == '-' || c == '\'')
@@ -996,9 +1025,12 @@ fn without_brackets(text: &str) -> String {
     }
     let mut out = String::with_capacity(text.len());
     let mut depth = 0usize;
-    for ch in text.chars() {
+    for (at, ch) in text.char_indices() {
         match ch {
             '(' | '[' => {
+                if depth == 0 {
+                    without_unseen_company(&mut out, &text[at..]);
+                }
                 depth += 1;
                 out.push(' ');
             }
@@ -1008,6 +1040,32 @@ fn without_brackets(text: &str) -> String {
         }
     }
     out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Brackets a wire caption puts after someone out of the frame: "… at an event with Britain's
+/// Foreign Secretary PERSON (unseen) at the Institute …".
+const UNSEEN: [&str; 5] = [
+    "(unseen)",
+    "(not pictured)",
+    "(not seen)",
+    "(off camera)",
+    "(out of frame)",
+];
+
+/// Before a bracket (`rest` opens with it) that says the one named before it is out of the
+/// frame, `out` (the text so far) loses its "with" phrase naming them, within the last 80 bytes:
+/// the picture shows no company ("Who is PERSON with? — Britain's Foreign Secretary PERSON").
+fn without_unseen_company(out: &mut String, rest: &str) {
+    let Some(head) = rest.get(..rest.find(')').map_or(0, |c| c + 1)) else {
+        return;
+    };
+    if !UNSEEN.iter().any(|u| u.eq_ignore_ascii_case(head)) {
+        return;
+    }
+    let from = out.floor_char_boundary(out.len().saturating_sub(80));
+    if let Some(with) = out[from..].rfind(" with ") {
+        out.truncate(from + with);
+    }
 }
 
 /// `text` without a quoted nickname before the filter's PERSON ("\"Shoeless\" PERSON, a member of
@@ -1224,7 +1282,14 @@ fn without_dateline(text: &str) -> &str {
         if let Some((at, _)) = picture
             && let Some(comma) = lower[at..].find(", ")
         {
-            text = &text[at + comma + 2..];
+            let mut cut = at + comma + 2;
+            // "In this handout image provided by Harpo Productions and released on March 5,
+            // 2021, PERSON interviews …": the comma inside the phrase's date is not its end.
+            let rest = &lower.as_bytes()[cut..];
+            if rest.len() > 6 && rest[..4].iter().all(u8::is_ascii_digit) && rest[4..6] == *b", " {
+                cut += 6;
+            }
+            text = &text[cut..];
         }
     }
     text
@@ -3234,7 +3299,24 @@ mod tests {
             "{r:?}"
         );
         assert_eq!(r.not_description, None);
-        // AP's "In this …, " before the picture's sentence, of any picture's kind.
+        // AP's "In this …, " before the picture's sentence, of any picture's kind, with a date
+        // inside it.
+        let r = read(
+            "In this handout image provided by Harpo Productions and released on March 5, \
+             2021, PERSON interviews PERSON.",
+        );
+        assert_eq!(r.text, "PERSON interviews PERSON.");
+        // Someone out of the frame is no company the picture shows.
+        let r = read(
+            "US Secretary of State PERSON at an event with Britain's Foreign Secretary PERSON \
+             (unseen) at the Institute of Mechanical Engineers in London.",
+        );
+        assert_eq!(
+            r.text,
+            "US Secretary of State PERSON at an event at the Institute of Mechanical Engineers in \
+             London."
+        );
+        assert!(read("PERSON meets with PERSON (not pictured)").text == "PERSON meets");
         let r = read("In this detail from a courtroom sketch, PERSON appears in court");
         assert_eq!(r.text, "PERSON appears in court", "{r:?}");
         // Its search stops at a character's boundary.
@@ -3483,6 +3565,33 @@ mod tests {
                 (r.text.as_str(), r.not_description),
                 (described, None),
                 "{caption}"
+            );
+        }
+        // The captioner names a person it recognises where it would write "a person"; a
+        // headline's subject and verb before a colon are no captioner's words.
+        for (caption, described) in [
+            (
+                "Aidan McGivern in a suit and tie: Met Office national morning forecast for \
+                 November 5 - Foggy and frosty",
+                "Aidan McGivern in a suit and tie",
+            ),
+            (
+                "PERSON wearing a suit and tie: PERSON hits back at man claiming flu is just as \
+                 bad as Covid-19",
+                "PERSON wearing a suit and tie",
+            ),
+        ] {
+            assert_eq!(read(caption).text, described, "{caption}");
+        }
+        for label in [
+            "The Internet killed privacy: Our liberation, and our capture, are within the same tool",
+            "PERSON hits back at a man: NHS to move to its highest alert level",
+            "The Queen in a red coat: Royals gather for the service",
+        ] {
+            assert_ne!(
+                read(label).text,
+                label.split_once(':').unwrap().0,
+                "{label}"
             );
         }
         // A label with no visible noun after its article is no captioner's, nor an idiom with

@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
-use super::visible::{is_animal, is_clothing, is_vehicle, is_visible};
+use super::visible::{is_animal, is_clothing, is_listed_thing, is_vehicle, is_visible};
 use super::words::{
     GATHERINGS, GOVERNING, INVARIANT_PASTS, LOCATIVE, LOOKING_AT, LOOKS, NOT_PLACES, STATES, TIMES,
     any_lemma, inflects, is_aimed_at, is_caption_verb, is_irregular_verb, is_person_noun,
@@ -1506,6 +1506,23 @@ fn noun_phrase(words: &[Word], i: usize) -> Option<(usize, usize)> {
         if j > i && words[j].pos == Pos::Det && words[j - 1].pos == Pos::Noun {
             break;
         }
+        // "pose in their lawyers' office PERSON to show …": the filter's PERSON after a listed
+        // thing's or scene's noun in lower case is no name of it (a credit, or an apposition
+        // whose comma the page lost), unlike a role's ("cast member PERSON", "Alabama wide
+        // receiver PERSON", "Miami Heat center PERSON"), which has no determiner ("One Tree
+        // Hill star PERSON").
+        if j > i
+            && words[j].text == "PERSON"
+            && words[j - 1].pos == Pos::Noun
+            && words[j - 1].text.starts_with(char::is_lowercase)
+            && !is_person_noun(&singular(&words[j - 1].lower))
+            && is_listed_thing(&singular(&words[j - 1].lower))
+            && words[i..j]
+                .iter()
+                .any(|w| matches!(w.pos, Pos::Det | Pos::Possessive))
+        {
+            break;
+        }
         if words[j].pos == Pos::Noun {
             head = Some(j);
         }
@@ -2361,5 +2378,35 @@ mod tests {
             chunks("The Queen still smiled"),
             ["NP[the Queen]", "V[still smiled]"]
         );
+    }
+
+    #[test]
+    fn a_name_after_a_things_noun_is_none_of_it() {
+        // The filter's PERSON after a room's noun (a credit whose comma the page lost) is a
+        // phrase of its own.
+        assert_eq!(
+            chunks("Two women pose in their lawyers' office PERSON to show the markers")[..4],
+            [
+                "NP[2 women]",
+                "V[pose]",
+                "PP[in their lawyers' office]",
+                "NP[PERSON]"
+            ]
+        );
+        // A role's noun names its holder, with a determiner or without; so does a thing's noun
+        // with none (a show's name).
+        for (caption, phrase) in [
+            (
+                "The band's drummer PERSON plays on stage",
+                "NP[the band's drummer PERSON]",
+            ),
+            ("Cast member PERSON poses", "NP[cast member PERSON]"),
+            (
+                "One Tree Hill star PERSON hides his face",
+                "NP[1 Tree Hill star PERSON]",
+            ),
+        ] {
+            assert_eq!(chunks(caption)[0], phrase, "{caption}");
+        }
     }
 }

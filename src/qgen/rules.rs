@@ -249,13 +249,30 @@ impl<'a> Clause<'a> {
         // they describe it, they don't place it.
         let mut before_verb = Vec::new();
         while k < chunks.len() && matches!(chunks[k].kind, ChunkKind::Pp { .. }) {
-            before_verb.push(chunks[k]);
             let ChunkKind::Pp { np } = chunks[k].kind else {
                 unreachable!()
             };
             // "with a hat and a bag in a market"
-            k = p.coordination(np).0 + 1;
+            let (last, end) = p.coordination(np);
+            // "The Duchess of Cornwall and the Prime Minister attend …": after the subject's
+            // own "of" phrase, "and" joins a second subject when the verb agrees with two.
+            if before_verb.is_empty()
+                && !clause.plural
+                && last > np
+                && p.words[chunks[k].start].lower == "of"
+                && chunks
+                    .get(last + 1)
+                    .is_some_and(|v| v.kind == ChunkKind::Verb && p.words[v.head].tag == "VBP")
+            {
+                clause.subject.1 = end;
+                clause.plural = true;
+                k = last + 1;
+                break;
+            }
+            before_verb.push(chunks[k]);
+            k = last + 1;
         }
+        let plural = clause.plural;
         // "PERSON, skipper and co-owner of the vessel, stands near his boat": an apposition
         // between commas before the verb. Or a participle's aside, when a verb in the present
         // that agrees with the subject follows: "Dorsett, photographed in his home, faces his old
@@ -4835,6 +4852,30 @@ mod tests {
         let queen = "The Queen still smiled despite being forced to arrive without her husband";
         has(queen, "What did the Queen do?", "smiled");
         not_asked(queen, &|(q, a)| q.contains("still") || a.contains("still"));
+    }
+
+    #[test]
+    fn a_subject_in_apposition_to_an_envoy_and_a_second_after_an_of_phrase() {
+        // An envoy is a person, whose name between commas is no list.
+        has(
+            "Former US Special Envoy for Ukraine, PERSON, testifies during the hearing.",
+            "What does the former US Special Envoy do?",
+            "testifies",
+        );
+        // "and" after the subject's "of" phrase joins a second subject when the verb agrees
+        // with two; a verb that agrees with one keeps it the "of" phrase's.
+        let two = "The Duchess of Cornwall and the Prime Minister attend the festival.";
+        has(
+            two,
+            "Who attends the festival?",
+            "the Duchess of Cornwall and the Prime Minister",
+        );
+        not_asked(two, &|(q, _)| q == "What does the Duchess do?");
+        has(
+            "A plate of rice and beans sits on the table.",
+            "What sits on the table?",
+            "a plate of rice and beans",
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use foldhash::fast::RandomState;
 use crate::filter::pos::Tagger;
 
 /// Nouns that name people: a subject among them is asked about with "who" (and [`KIN`]).
-const PEOPLE: [&str; 132] = [
+const PEOPLE: [&str; 133] = [
     "man",
     "woman",
     "boy",
@@ -144,6 +144,9 @@ const PEOPLE: [&str; 132] = [
     "competitor",
     "investigator",
     "personnel",
+    // "Former US Special Envoy for Ukraine, PERSON, testifies …": missing from
+    // `data/lexicon/en-person-nouns.txt`.
+    "envoy",
 ];
 
 /// Kinds of things, after COCO's super-categories, widened with common caption nouns. A yes/no
