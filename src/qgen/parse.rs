@@ -282,6 +282,9 @@ fn retag(lower: &str, tag: &'static str, next: Option<&str>) -> &'static str {
         // "a landscape with bright colors, including a red sky": a preposition, never what a
         // thing is doing.
         "including" | "excluding" => "IN",
+        // "Trapped in southern Mexico, hundreds of African migrants protest …": a number's
+        // plural before "of" counts, whatever the tagger made of it after a comma.
+        _ if MANY.contains(&lower) && next == Some("of") => "NNS",
         // The possessive with a typographic apostrophe, as web text writes it ("Apple’s").
         "’s" => "POS",
         // Typographic quotes around a name ("‘Amy’ is a computer generated image …") are
@@ -768,14 +771,19 @@ pub fn parse(caption: &str) -> Parse {
             tag = "NNP";
         }
         // "sports car parked": a contextual rule made a lexicon noun a verb after a plural noun;
-        // before a participle or a preposition it heads the noun phrase.
+        // before a participle or a preposition it heads the noun phrase. Not a verb of captions
+        // after people in the plural, who modify no compound: "hundreds of African migrants
+        // protest for …".
         if tag.starts_with("VB")
             && tagger
                 .lookup(&lower)
                 .is_some_and(|t| matches!(tagger.name(t), "NN" | "NNS"))
-            && words
-                .last()
-                .is_some_and(|w: &Word| matches!(w.pos, Pos::Noun | Pos::Adj))
+            && words.last().is_some_and(|w: &Word| {
+                matches!(w.pos, Pos::Noun | Pos::Adj)
+                    && !(w.tag == "NNS"
+                        && is_caption_verb(&lower)
+                        && is_person_noun(&singular(&w.lower)))
+            })
             && tags
                 .get(i + 1)
                 .is_none_or(|t| matches!(tagger.name(*t), "VBN" | "VBG" | "IN"))
@@ -2377,6 +2385,34 @@ mod tests {
         assert_eq!(
             chunks("The Queen still smiled"),
             ["NP[the Queen]", "V[still smiled]"]
+        );
+    }
+
+    #[test]
+    fn a_number_s_plural_and_the_verb_of_people_in_the_plural() {
+        let tag = |caption: &str, word: &str| {
+            parse(caption)
+                .words
+                .iter()
+                .find(|w| w.lower == word)
+                .map(|w| w.tag)
+        };
+        // After an opening participle's comma, "hundreds of" counts, and the people's verb is
+        // theirs; a plural thing before a noun still makes a compound.
+        let migrants = "Trapped in southern Mexico, hundreds of African migrants protest for right";
+        assert_eq!(tag(migrants, "hundreds"), Some("NNS"));
+        assert_eq!(tag(migrants, "protest"), Some("VBP"));
+        assert_eq!(
+            tag(
+                "Hundreds of migrants protest for the right to stay",
+                "protest"
+            ),
+            Some("VBP")
+        );
+        assert_eq!(tag("Sports car parked on the street", "car"), Some("NN"));
+        assert_eq!(
+            tag("The workers union protest in the square", "protest"),
+            Some("NN")
         );
     }
 
