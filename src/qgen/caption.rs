@@ -468,8 +468,9 @@ fn without_label(text: &str) -> &str {
         return shown;
     }
     match text.split_once(": ") {
-        // An automatic captioner's, whatever follows (the story's headline).
-        Some((label, _)) if is_machine_caption(label) => label,
+        // An automatic captioner's that names whom it recognises, whatever follows (the story's
+        // headline; not a tabloid's aged PERSON, which is the picture's).
+        Some((label, rest)) if names_then_captions(label) && !aged(rest) => label,
         Some((label, rest))
             if opens_as_a_picture(rest)
                 || (label.split_whitespace().count() <= 5
@@ -489,6 +490,8 @@ fn without_label(text: &str) -> &str {
         {
             rest
         }
+        // An automatic captioner's, when what follows is none of the above (a headline).
+        Some((label, _)) if is_machine_caption(label) => label,
         _ => text,
     }
 }
@@ -498,42 +501,16 @@ fn without_label(text: &str) -> &str {
 /// a suit and tie: NHS to move to its highest alert level", "a group of people sitting at a
 /// table: Ant and Dec in …". The captioner writes in lower case from its indefinite article on,
 /// names something one could see, and goes on with a verb's participle ("wearing", "parked") or
-/// a preposition; after a preposition it names something one could see again. A person it
-/// recognises is named first, the rest as before: "Aidan McGivern in a suit and tie: Met Office
-/// national morning forecast …", "PERSON wearing a suit and tie: PERSON hits back at …". A
-/// person's label starts with a capitalised word that is no name ("Business focus: a camera
-/// lens"), or is an idiom whose preposition leads to nothing one could see ("a man on a
-/// mission", "a woman in charge", "a room with a view").
+/// a preposition; after a preposition it names something one could see again. A person's label
+/// starts with a capital ("Business focus: a camera lens"), or is an idiom whose preposition
+/// leads to nothing one could see ("a man on a mission", "a woman in charge", "a room with a
+/// view").
 fn is_machine_caption(label: &str) -> bool {
     // Most labels end here, before any allocation.
-    let named = label.starts_with(char::is_uppercase);
-    if !(named || label.starts_with("a ") || label.starts_with("an ")) {
+    if !(label.starts_with("a ") || label.starts_with("an ")) {
         return false;
     }
-    let mut words: Vec<&str> = label.split_whitespace().collect();
-    if named {
-        // The recognised person's name: the filter's PERSON, or two or three capitalised words
-        // ("Aidan McGivern"); then the captioner's words, joined at once.
-        let name = if words[0] == "PERSON" {
-            1
-        } else {
-            words
-                .iter()
-                .take_while(|w| {
-                    w.starts_with(char::is_uppercase)
-                        && w.chars()
-                            .all(|c| c.is_alphabetic() || c == '-' || c == '\'')
-                        && !MINOR.contains(&w.to_lowercase().as_str())
-                })
-                .count()
-        };
-        if !(name == 1 && words[0] == "PERSON" || (2..=3).contains(&name)) {
-            return false;
-        }
-        // The name stands where the captioner would write "a person", and its words must
-        // join right after it.
-        words.splice(..name, ["a", "person"]);
-    }
+    let words: Vec<&str> = label.split_whitespace().collect();
     let preposition = |w: &str| {
         matches!(
             w,
@@ -547,15 +524,57 @@ fn is_machine_caption(label: &str) -> bool {
         return false;
     };
     words.len() >= 4
-        // After a name, "wearing", "posing", "in", "with" ("The Internet killed privacy" is
-        // a headline's subject and verb).
-        && (!named || (join == 2 && !words[2].ends_with("ed")))
         && words.iter().all(|w| {
             w.chars()
                 .all(|c| c.is_ascii_lowercase() || c == '-' || c == '\'')
         })
         && words[1..].iter().any(seen)
         && (participle(words[join]) || words[join + 1..].iter().any(seen))
+}
+
+/// Whether a label before a colon is an automatic captioner's description that names the person
+/// it recognises where it would write "a person": "Aidan McGivern in a suit and tie: Met Office
+/// national morning forecast …", "PERSON wearing a suit and tie: PERSON hits back at …". The
+/// name is the filter's PERSON or two or three capitalised words; then, in lower case, one of
+/// the captioner's words for a pose or what one wears, or "in"/"with" and an indefinite article
+/// (a headline's idioms take "the" or none: "PERSON under fire", "PERSON in hot water"), and
+/// something one could see.
+fn names_then_captions(label: &str) -> bool {
+    // Most labels end here, before any allocation.
+    if !label.starts_with(char::is_uppercase) {
+        return false;
+    }
+    let words: Vec<&str> = label.split_whitespace().collect();
+    let name = if words[0] == "PERSON" {
+        1
+    } else {
+        words
+            .iter()
+            .take_while(|w| {
+                w.starts_with(char::is_uppercase)
+                    && w.chars()
+                        .all(|c| c.is_alphabetic() || c == '-' || c == '\'')
+                    && !MINOR.contains(&w.to_lowercase().as_str())
+            })
+            .count()
+    };
+    if !(name == 1 && words[0] == "PERSON" || (2..=3).contains(&name)) {
+        return false;
+    }
+    let said = &words[name..];
+    said.len() >= 3
+        && match said[0] {
+            "wearing" | "holding" | "posing" | "standing" | "sitting" | "smiling" => true,
+            "in" | "with" => matches!(said[1], "a" | "an"),
+            _ => false,
+        }
+        && said.iter().all(|w| {
+            w.chars()
+                .all(|c| c.is_ascii_lowercase() || c == '-' || c == '\'')
+        })
+        && said[1..]
+            .iter()
+            .any(|w| is_visible_word(w.trim_end_matches("'s")))
 }
 
 /// Whether a label before a colon opens with a call to action ("Watch:", [`CALLS`]).
@@ -1053,18 +1072,32 @@ const UNSEEN: [&str; 5] = [
 ];
 
 /// Before a bracket (`rest` opens with it) that says the one named before it is out of the
-/// frame, `out` (the text so far) loses its "with" phrase naming them, within the last 80 bytes:
-/// the picture shows no company ("Who is PERSON with? — Britain's Foreign Secretary PERSON").
+/// frame, `out` (the text so far) loses its "with" phrase when that names them alone, within the
+/// last 80 bytes: the picture shows no company ("Who is PERSON with? — Britain's Foreign
+/// Secretary PERSON"). Alone: no comma or full stop, and every word a determiner, a capitalised
+/// word (the name, its title, a country's possessive) or a person's noun ("with his wife
+/// PERSON"); "shakes hands with a supporter as PERSON (unseen) looks on" keeps its supporter.
 fn without_unseen_company(out: &mut String, rest: &str) {
-    let Some(head) = rest.get(..rest.find(')').map_or(0, |c| c + 1)) else {
-        return;
-    };
-    if !UNSEEN.iter().any(|u| u.eq_ignore_ascii_case(head)) {
+    if !UNSEEN.iter().any(|u| {
+        rest.get(..u.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(u))
+    }) {
         return;
     }
     let from = out.floor_char_boundary(out.len().saturating_sub(80));
-    if let Some(with) = out[from..].rfind(" with ") {
-        out.truncate(from + with);
+    let Some(with) = out[from..].rfind(" with ").map(|w| from + w) else {
+        return;
+    };
+    let named = &out[with + " with ".len()..];
+    let alone = !named.contains([',', '.', ';'])
+        && named.split_whitespace().all(|w| {
+            let w = w.trim_end_matches("'s").trim_end_matches("’s");
+            w.starts_with(char::is_uppercase)
+                || matches!(w, "a" | "an" | "the" | "his" | "her" | "their")
+                || is_person_noun(&singular(w))
+        });
+    if alone {
+        out.truncate(with);
     }
 }
 
@@ -1284,10 +1317,15 @@ fn without_dateline(text: &str) -> &str {
         {
             let mut cut = at + comma + 2;
             // "In this handout image provided by Harpo Productions and released on March 5,
-            // 2021, PERSON interviews …": the comma inside the phrase's date is not its end.
-            let rest = &lower.as_bytes()[cut..];
-            if rest.len() > 6 && rest[..4].iter().all(u8::is_ascii_digit) && rest[4..6] == *b", " {
-                cut += 6;
+            // 2021, PERSON interviews …", "… taken Monday, March 5, 2021, …": a comma before a
+            // month or a year is inside the phrase's date, not its end.
+            while let Some(next) = lower[cut..].find(", ")
+                && lower[cut..].split([' ', ',']).next().is_some_and(|w| {
+                    MONTHS.contains(&core(w).as_ref())
+                        || (w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit()))
+                })
+            {
+                cut += next + 2;
             }
             text = &text[cut..];
         }
@@ -3316,7 +3354,19 @@ mod tests {
             "US Secretary of State PERSON at an event at the Institute of Mechanical Engineers in \
              London."
         );
-        assert!(read("PERSON meets with PERSON (not pictured)").text == "PERSON meets");
+        assert_eq!(
+            read("PERSON meets with PERSON (not pictured)").text,
+            "PERSON meets"
+        );
+        // Only when the "with" phrase names the unseen alone.
+        for caption in [
+            "PERSON shakes hands with a supporter as PERSON (unseen) looks on",
+            "PERSON with his wife talks to PERSON (not pictured)",
+        ] {
+            assert_eq!(read(caption).text, without_brackets(caption), "{caption}");
+        }
+        let r = read("In this photo taken Monday, March 5, 2021, PERSON walks to court.");
+        assert_eq!(r.text, "PERSON walks to court.");
         let r = read("In this detail from a courtroom sketch, PERSON appears in court");
         assert_eq!(r.text, "PERSON appears in court", "{r:?}");
         // Its search stops at a character's boundary.
@@ -3583,10 +3633,13 @@ mod tests {
         ] {
             assert_eq!(read(caption).text, described, "{caption}");
         }
+        // Not a headline's subject and verb, nor its idioms, nor a gallery's title.
         for label in [
-            "The Internet killed privacy: Our liberation, and our capture, are within the same tool",
+            "Elon Musk killed privacy: Our liberation, and our capture, are within the same tool",
             "PERSON hits back at a man: NHS to move to its highest alert level",
-            "The Queen in a red coat: Royals gather for the service",
+            "PERSON under fire: PM faces backlash over the new rules",
+            "PERSON facing jail: Court hears the case of the missing funds",
+            "Storm Ciara in pictures: Trees down across the country",
         ] {
             assert_ne!(
                 read(label).text,
@@ -3594,6 +3647,11 @@ mod tests {
                 "{label}"
             );
         }
+        // A tabloid's label before its aged PERSON is no captioner's.
+        assert_eq!(
+            read("PERSON in a dock: PERSON, 81, outside Preston magistrates' court").text,
+            "PERSON, 81, outside Preston magistrates' court"
+        );
         // A label with no visible noun after its article is no captioner's, nor an idiom with
         // none after its preposition.
         for label in [

@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
-use super::visible::{is_animal, is_clothing, is_listed_thing, is_vehicle, is_visible};
+use super::visible::{is_animal, is_clothing, is_scene, is_vehicle, is_visible};
 use super::words::{
     GATHERINGS, GOVERNING, INVARIANT_PASTS, LOCATIVE, LOOKING_AT, LOOKS, NOT_PLACES, STATES, TIMES,
     any_lemma, inflects, is_aimed_at, is_caption_verb, is_irregular_verb, is_person_noun,
@@ -1514,17 +1514,19 @@ fn noun_phrase(words: &[Word], i: usize) -> Option<(usize, usize)> {
         if j > i && words[j].pos == Pos::Det && words[j - 1].pos == Pos::Noun {
             break;
         }
-        // "pose in their lawyers' office PERSON to show …": the filter's PERSON after a listed
-        // thing's or scene's noun in lower case is no name of it (a credit, or an apposition
-        // whose comma the page lost), unlike a role's ("cast member PERSON", "Alabama wide
-        // receiver PERSON", "Miami Heat center PERSON"), which has no determiner ("One Tree
-        // Hill star PERSON").
+        // "pose in their lawyers' office PERSON to show …": the filter's PERSON after a place's
+        // noun in lower case, in a phrase with a determiner, is no name of it (a credit, or an
+        // apposition whose comma the page lost). A role names its holder ("cast member PERSON",
+        // "the pop star PERSON"), and so may a pet or a boat ("the family's cat PERSON").
+        let place = |w: &Word| {
+            let noun = singular(&w.lower);
+            is_scene(&noun) && !matches!(&*noun, "sky" | "cloud" | "sun" | "moon" | "star")
+        };
         if j > i
             && words[j].text == "PERSON"
             && words[j - 1].pos == Pos::Noun
             && words[j - 1].text.starts_with(char::is_lowercase)
-            && !is_person_noun(&singular(&words[j - 1].lower))
-            && is_listed_thing(&singular(&words[j - 1].lower))
+            && place(&words[j - 1])
             && words[i..j]
                 .iter()
                 .any(|w| matches!(w.pos, Pos::Det | Pos::Possessive))
@@ -2435,6 +2437,14 @@ mod tests {
             (
                 "The band's drummer PERSON plays on stage",
                 "NP[the band's drummer PERSON]",
+            ),
+            (
+                "The pop star PERSON performs on stage",
+                "NP[the pop star PERSON]",
+            ),
+            (
+                "The family's cat PERSON sleeps on the sofa",
+                "NP[the family's cat PERSON]",
             ),
             ("Cast member PERSON poses", "NP[cast member PERSON]"),
             (
