@@ -541,7 +541,17 @@ fn is_machine_caption(label: &str) -> bool {
 /// something one could see.
 fn names_then_captions(label: &str) -> bool {
     // Most labels end here, before any allocation.
-    if !label.starts_with(char::is_uppercase) {
+    const SAID: [&str; 8] = [
+        " wearing ",
+        " holding ",
+        " posing ",
+        " standing ",
+        " sitting ",
+        " smiling ",
+        " in a",
+        " with a",
+    ];
+    if !label.starts_with(char::is_uppercase) || !SAID.iter().any(|w| label.contains(w)) {
         return false;
     }
     let words: Vec<&str> = label.split_whitespace().collect();
