@@ -518,18 +518,27 @@ fn is_machine_caption(label: &str) -> bool {
         )
     };
     let participle = |w: &str| w.len() > 4 && (w.ends_with("ing") || w.ends_with("ed"));
-    let seen = |w: &&str| is_visible_word(w.trim_end_matches("'s"));
+    let seen = |w: &&str| captioned_thing(w);
     let Some(join) = (2..words.len()).find(|&k| participle(words[k]) || preposition(words[k]))
     else {
         return false;
     };
     words.len() >= 4
-        && words.iter().all(|w| {
-            w.chars()
-                .all(|c| c.is_ascii_lowercase() || c == '-' || c == '\'')
-        })
+        && words.iter().all(|w| in_captioners_case(w))
         && words[1..].iter().any(seen)
         && (participle(words[join]) || words[join + 1..].iter().any(seen))
+}
+
+/// Whether a word is written as an automatic captioner writes: lower case, hyphens, apostrophes.
+fn in_captioners_case(word: &str) -> bool {
+    word.chars()
+        .all(|c| c.is_ascii_lowercase() || c == '-' || c == '\'')
+}
+
+/// Whether a captioner's word names something one could see ("a dog's bowl": its possessive
+/// too).
+fn captioned_thing(word: &str) -> bool {
+    is_visible_word(word.trim_end_matches("'s"))
 }
 
 /// Whether a label before a colon is an automatic captioner's description that names the person
@@ -540,51 +549,42 @@ fn is_machine_caption(label: &str) -> bool {
 /// (a headline's idioms take "the" or none: "PERSON under fire", "PERSON in hot water"), and
 /// something one could see.
 fn names_then_captions(label: &str) -> bool {
-    // Most labels end here, before any allocation.
-    const SAID: [&str; 8] = [
-        " wearing ",
-        " holding ",
-        " posing ",
-        " standing ",
-        " sitting ",
-        " smiling ",
-        " in a",
-        " with a",
-    ];
-    if !label.starts_with(char::is_uppercase) || !SAID.iter().any(|w| label.contains(w)) {
-        return false;
-    }
-    let words: Vec<&str> = label.split_whitespace().collect();
-    let name = if words[0] == "PERSON" {
-        1
-    } else {
-        words
-            .iter()
-            .take_while(|w| {
+    // (Runs on every label before a colon, word by word, with no allocation.)
+    let mut words = label.split_whitespace().peekable();
+    if words.next_if_eq(&"PERSON").is_none() {
+        let mut name = 0;
+        while words
+            .next_if(|w| {
                 w.starts_with(char::is_uppercase)
                     && w.chars()
                         .all(|c| c.is_alphabetic() || c == '-' || c == '\'')
-                    && !MINOR.contains(&w.to_lowercase().as_str())
+                    && !MINOR.iter().any(|m| m.eq_ignore_ascii_case(w))
             })
-            .count()
-    };
-    if !(name == 1 && words[0] == "PERSON" || (2..=3).contains(&name)) {
-        return false;
-    }
-    let said = &words[name..];
-    said.len() >= 3
-        && match said[0] {
-            "wearing" | "holding" | "posing" | "standing" | "sitting" | "smiling" => true,
-            "in" | "with" => matches!(said[1], "a" | "an"),
-            _ => false,
+            .is_some()
+        {
+            name += 1;
         }
-        && said.iter().all(|w| {
-            w.chars()
-                .all(|c| c.is_ascii_lowercase() || c == '-' || c == '\'')
-        })
-        && said[1..]
-            .iter()
-            .any(|w| is_visible_word(w.trim_end_matches("'s")))
+        if !(2..=3).contains(&name) {
+            return false;
+        }
+    }
+    let (Some(join), Some(next)) = (words.next(), words.next()) else {
+        return false;
+    };
+    let joins = match join {
+        "wearing" | "holding" | "posing" | "standing" | "sitting" | "smiling" => true,
+        "in" | "with" => matches!(next, "a" | "an"),
+        _ => false,
+    };
+    let (mut more, mut seen) = (false, captioned_thing(next));
+    for w in words {
+        if !in_captioners_case(w) {
+            return false;
+        }
+        more = true;
+        seen |= captioned_thing(w);
+    }
+    joins && in_captioners_case(next) && more && seen
 }
 
 /// Whether a label before a colon opens with a call to action ("Watch:", [`CALLS`]).

@@ -2431,8 +2431,8 @@ mod tests {
                 "NP[PERSON]"
             ]
         );
-        // A role's noun names its holder, with a determiner or without; so does a thing's noun
-        // with none (a show's name).
+        // A role's noun names its holder, with a determiner or without; so does a pet's noun:
+        // only a place's is no name's.
         for (caption, phrase) in [
             (
                 "The band's drummer PERSON plays on stage",

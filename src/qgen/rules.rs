@@ -4872,9 +4872,9 @@ mod tests {
         );
         not_asked(two, &|(q, _)| q == "What does the Duchess do?");
         has(
-            "A plate of rice and beans sits on the table.",
-            "What sits on the table?",
-            "a plate of rice and beans",
+            "The Queen of England and Wales waves to the crowd.",
+            "Who waves to the crowd?",
+            "the Queen",
         );
     }
 
