@@ -1447,6 +1447,10 @@ const ING_NOUNS: [&str; 14] = [
     "morning", "railing", "landing", "crossing", "carving", "awning",
 ];
 
+/// Adverbs of degree without "-ly" that grade an adjective inside a noun phrase: "a very large
+/// dog", "a pretty white girl".
+const DEGREE: [&str; 5] = ["very", "pretty", "quite", "rather", "fairly"];
+
 /// Whether word `i` can be inside a noun phrase before its head.
 fn premodifier(words: &[Word], i: usize) -> bool {
     let w = &words[i];
@@ -1487,16 +1491,23 @@ fn premodifier(words: &[Word], i: usize) -> bool {
         }
         // "the man's hat".
         Pos::Possessive => true,
-        // "about 18 people"; "his famously handsome face": an -ly adverb between a determiner or
-        // an adjective and an adjective before the noun.
+        // "about 18 people"; "his famously handsome face", "a very large brown dog": an -ly or
+        // a degree adverb between a determiner or an adjective and the adjectives before the
+        // noun.
         Pos::Adp => rounds_a_number(words, i),
         Pos::Adv => {
+            let adjectives = words[i + 1..]
+                .iter()
+                .take_while(|n| n.pos == Pos::Adj)
+                .count();
             rounds_a_number(words, i)
-                || (w.lower.ends_with("ly")
+                || ((w.lower.ends_with("ly") || DEGREE.contains(&w.lower.as_str()))
                     && i > 0
                     && matches!(words[i - 1].pos, Pos::Det | Pos::Adj)
-                    && words.get(i + 1).is_some_and(|n| n.pos == Pos::Adj)
-                    && words.get(i + 2).is_some_and(|n| n.pos == Pos::Noun))
+                    && adjectives > 0
+                    && words
+                        .get(i + 1 + adjectives)
+                        .is_some_and(|n| n.pos == Pos::Noun))
         }
         _ => false,
     }

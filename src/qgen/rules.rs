@@ -4047,6 +4047,24 @@ mod tests {
     }
 
     #[test]
+    fn a_degree_adverb_grades_an_adjective_inside_the_phrase() {
+        // Only "-ly" adverbs were: "a very large dog" had lost its article and adverb ("What
+        // sits on a bench? — large dog"), and "a pretty white girl" was no phrase at all.
+        has(
+            "a very large brown dog sits on a bench",
+            "What sits on a bench?",
+            "a very large brown dog",
+        );
+        has(
+            "delirium cover, featuring a pretty white girl",
+            "What does the delirium cover show?",
+            "a pretty white girl",
+        );
+        // After a copula the adverb is the verb's: "Is the girl very happy?".
+        has("The girl is very happy", "Is the girl very happy?", "yes");
+    }
+
+    #[test]
     fn a_gerund_completes_its_verb() {
         has(
             "PERSON celebrates scoring the winning goal",
