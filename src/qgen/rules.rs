@@ -541,6 +541,30 @@ impl<'a> Clause<'a> {
                 // "gestures at a microphone with the Hollywood sign in the background": what is
                 // in the frame is the scene's, neither a place of the verb nor a thing had.
                 _ if with_in_the_frame(p, &chunks[k]).is_some() => break,
+                // "speaks on immigration reform at The White House": a speech's topic is no
+                // place, nor a thing in the picture; nor is the phrase right after it that
+                // belongs to it ("remarks on the attacks in Israel in the State Dining Room",
+                // "talks about the win over Cardinals"), unless it sets the scene ("at a rally").
+                ChunkKind::Pp { np } if clause.places.is_empty() && topic(p, &clause, k) => {
+                    k = p.coordination(np).0 + 1;
+                    if let Some(ChunkKind::Pp { np }) = chunks.get(k).map(|c| c.kind)
+                        && !matches!(
+                            p.words[chunks[k].start].lower.as_str(),
+                            "at" | "during"
+                                | "from"
+                                | "outside"
+                                | "inside"
+                                | "near"
+                                | "before"
+                                | "after"
+                                | "behind"
+                                | "beside"
+                                | "amid"
+                        )
+                    {
+                        k = p.coordination(np).0 + 1;
+                    }
+                }
                 ChunkKind::Pp { np } => {
                     clause.places.push(chunks[k]);
                     k = np + 1;
@@ -812,6 +836,49 @@ impl<'a> Clause<'a> {
             && !p.is_named(self.head, self.head + 1)
             && !epithet
     }
+}
+
+/// Verbs of speech, by lemma, whose "on" or "about" phrase is what is said ([`topic`]).
+const SPEAKING: [&str; 7] = [
+    "speak", "talk", "testify", "comment", "lecture", "remark", "report",
+];
+
+/// Nouns of speech a verb makes or gives ("delivers remarks on …", "gives a speech about …").
+const SPEECHES: [&str; 9] = [
+    "remark",
+    "speech",
+    "statement",
+    "address",
+    "testimony",
+    "comment",
+    "briefing",
+    "lecture",
+    "keynote",
+];
+
+/// Whether the "on" or "about" phrase at chunk `k`, right after the clause's verb or its object,
+/// names what is said, not where: after a verb of speech without an object, or a speech as the
+/// object; and of nothing one could see ("speaks on a phone" is where one speaks).
+fn topic(p: &Parse, c: &Clause, k: usize) -> bool {
+    let ChunkKind::Pp { np } = p.chunks[k].kind else {
+        return false;
+    };
+    let Some((v, _)) = c.verb else {
+        return false;
+    };
+    let speaks = match c.object {
+        Some((_, end, h)) => {
+            end == p.chunks[k].start && SPEECHES.contains(&&*singular(&p.words[h].lower))
+        }
+        None => {
+            v.end == p.chunks[k].start
+                && verb_lemma(&p.words[v.head].lower)
+                    .is_some_and(|l| SPEAKING.contains(&l.as_str()))
+        }
+    };
+    speaks
+        && matches!(p.words[p.chunks[k].start].lower.as_str(), "on" | "about")
+        && !is_visible_word(&p.words[p.chunks[np].head].lower)
 }
 
 /// Of the phrase at chunk `k` after a verb, whether it is a "with" phrase of the subject's own
@@ -4044,6 +4111,37 @@ mod tests {
         not_asked("PERSON stays in tip-top shape by working out", &|(q, _)| {
             q.ends_with(" do?") || q.starts_with("Where")
         });
+    }
+
+    #[test]
+    fn what_a_speech_is_about_is_no_place_nor_thing() {
+        // Before: "Where does PERSON speak? — on immigration reform", "What does PERSON speak
+        // on? — immigration reform".
+        let speaks = "PERSON speaks on immigration reform at The White House";
+        has(speaks, "Who speaks at The White House?", "PERSON");
+        not_asked(speaks, &|(q, a)| {
+            q.contains("speak on") || a.contains("immigration") || q.contains("immigration")
+        });
+        // A speech as the object, and the phrase that belongs to its topic.
+        not_asked(
+            "US PERSON delivers remarks on the Hamas terrorist attacks in Israel",
+            &|(q, a)| q.starts_with("Where") || q.ends_with(" on?") || a.contains("Israel"),
+        );
+        not_asked(
+            "Gase talks about Tannehill's injury and the win over Cardinals",
+            &|(q, _)| q.contains("Cardinals") || q.contains("about?"),
+        );
+        // The scene after the topic stays; a thing one talks on is no topic.
+        has(
+            "A man speaks about climate change at a rally in Paris",
+            "Where does the man speak?",
+            "at a rally",
+        );
+        has(
+            "A woman talks on the phone in a cafe",
+            "What does the woman talk on?",
+            "the phone",
+        );
     }
 
     #[test]
