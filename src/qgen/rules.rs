@@ -255,14 +255,22 @@ impl<'a> Clause<'a> {
             // "with a hat and a bag in a market"
             let (last, end) = p.coordination(np);
             // "The Duchess of Cornwall and the Prime Minister attend …": after the subject's
-            // own "of" phrase, "and" joins a second subject when the verb agrees with two.
+            // own "of" phrase, "and" joins a second subject when the verb agrees with two; or,
+            // in the past, which shows no number ("attended"), when both name people and the
+            // "of" phrase does not ("the wife of PERSON and PERSON" may be anyone's wife).
+            let people = || {
+                p.words[c.head].names_a_person()
+                    && p.words[p.chunks[last].head].names_a_person()
+                    && !p.words[p.chunks[np].head].names_a_person()
+            };
             if before_verb.is_empty()
                 && !clause.plural
                 && last > np
                 && p.words[chunks[k].start].lower == "of"
-                && chunks
-                    .get(last + 1)
-                    .is_some_and(|v| v.kind == ChunkKind::Verb && p.words[v.head].tag == "VBP")
+                && chunks.get(last + 1).is_some_and(|v| {
+                    let tag = p.words[v.head].tag;
+                    v.kind == ChunkKind::Verb && (tag == "VBP" || (tag == "VBD" && people()))
+                })
             {
                 clause.subject.1 = end;
                 clause.plural = true;
@@ -4990,6 +4998,23 @@ mod tests {
         has(
             "The Queen of England and Wales waves to the crowd.",
             "Who waves to the crowd?",
+            "the Queen",
+        );
+        // A past tense shows no number: people on both sides join, a place after "of" does
+        // not ("What did the Duchess do? — attended the festival", before).
+        has(
+            "The Duchess of Cornwall and the Prime Minister attended the festival.",
+            "Who attended the festival?",
+            "the Duchess of Cornwall and the Prime Minister",
+        );
+        has(
+            "The Duke of Sussex and PERSON visited a school.",
+            "What did the Duke of Sussex and PERSON visit?",
+            "a school",
+        );
+        has(
+            "The Queen of England and Wales waved to the crowd.",
+            "Who waved to the crowd?",
             "the Queen",
         );
     }
