@@ -20,9 +20,9 @@ use std::sync::OnceLock;
 
 use super::visible::{is_animal, is_clothing, is_scene, is_vehicle, is_visible};
 use super::words::{
-    GATHERINGS, GOVERNING, INVARIANT_PASTS, LOCATIVE, LOOKING_AT, LOOKS, NOT_PLACES, STATES, TIMES,
-    any_lemma, inflects, is_aimed_at, is_caption_verb, is_irregular_verb, is_person_noun,
-    is_person_title, is_worn_or_held, names_people, singular, verb_lemma,
+    GATHERINGS, GOVERNING, INVARIANT_PASTS, LOCATIVE, LOOKING_AT, LOOKS, NOT_PLACES, PIECES,
+    STATES, TIMES, any_lemma, inflects, is_aimed_at, is_caption_verb, is_irregular_verb,
+    is_person_noun, is_person_title, is_worn_or_held, names_people, singular, verb_lemma,
 };
 use crate::filter::entities::{Entity, Names};
 use crate::filter::pos::Tagger;
@@ -1975,7 +1975,10 @@ impl Parse {
         let np = self.chunks[np];
         let head = &self.words[np.head];
         let noun = singular(&head.lower);
-        let seen = head.names_a_person() || is_visible(&noun) || NOT_PLACES.contains(&&*noun);
+        let seen = head.names_a_person()
+            || is_visible(&noun)
+            || NOT_PLACES.contains(&&*noun)
+            || PIECES.contains(&&*noun);
         (!self.is_named(np.start, np.end)
             && head.pos == Pos::Noun
             && !TIMES.contains(&&*noun)
@@ -2028,6 +2031,7 @@ impl Parse {
             && head.entity != Some(Entity::Person)
             && !is_worn_or_held(&head.lower)
             && !(preposition == "at" && is_aimed_at(&head.lower))
+            && !(preposition == "into" && PIECES.contains(&noun))
             // "carry shields past tourists": people are passed, not a place one is in.
             && !(preposition == "past" && head.names_a_person())
             // "down the street", "up a hill" go along a way; "cuts down a pod" does not.

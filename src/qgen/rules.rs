@@ -4153,6 +4153,29 @@ mod tests {
     }
 
     #[test]
+    fn pieces_and_attacks_are_no_places() {
+        // Before: "Where is Olive Focaccia Bread cut? — into quarters".
+        let cut = "Olive Focaccia Bread cut into quarters on a bread board";
+        has(
+            cut,
+            "Where is Olive Focaccia Bread cut?",
+            "on a bread board",
+        );
+        not_asked(cut, &|(_, a)| a.contains("quarters"));
+        // A city's quarter is a place.
+        has(
+            "Homeless man rests at the old quarter of Yemen's capital Sanaa",
+            "Where does the homeless man rest?",
+            "at the old quarter",
+        );
+        // Before: "Where are the children injured? — in an Israeli attack".
+        not_asked(
+            "Children injured in an Israeli attack are treated at a hospital",
+            &|(_, a)| a.contains("attack"),
+        );
+    }
+
+    #[test]
     fn a_degree_adverb_grades_an_adjective_inside_the_phrase() {
         // Only "-ly" adverbs were: "a very large dog" had lost its article and adverb ("What
         // sits on a bench? — large dog"), and "a pretty white girl" was no phrase at all.

@@ -243,8 +243,8 @@ pub const TIMES: [&str; 16] = [
 /// Nouns of weather, of occasions and of states, not places: "Where do the people walk? — in the
 /// rain", "Where does PERSON participate? — in an interview", "What is the headset on? — display",
 /// "What is the airliner in? — flight" are no questions a picture answers. (Snow stays a place:
-/// "two dogs playing in the snow" are on it.)
-pub const NOT_PLACES: [&str; 28] = [
+/// "two dogs playing in the snow" are on it.) Nor is an attack or an accident one is hurt in.
+pub const NOT_PLACES: [&str; 33] = [
     // "about 10 feet in diameter": a measure, not a place.
     "diameter",
     "length",
@@ -274,6 +274,18 @@ pub const NOT_PLACES: [&str; 28] = [
     "campaign",
     "debate",
     "vote",
+    "attack",
+    "attacks",
+    "accident",
+    "clash",
+    "clashes",
+];
+
+/// The pieces a thing is cut or made into, which are no place ("Where is the bread cut? — into
+/// quarters"; "at the old quarter" is one), singular and plural.
+pub const PIECES: [&str; 16] = [
+    "piece", "pieces", "slice", "slices", "quarter", "quarters", "half", "halves", "chunk",
+    "chunks", "cube", "cubes", "wedge", "wedges", "strip", "strips",
 ];
 
 /// Nouns of a state one is in, neither a place nor anything a verb governs that one could see:
