@@ -552,23 +552,14 @@ impl<'a> Clause<'a> {
                 // "speaks on immigration reform at The White House": a speech's topic is no
                 // place, nor a thing in the picture; nor is the phrase right after it that
                 // belongs to it ("remarks on the attacks in Israel in the State Dining Room",
-                // "talks about the win over Cardinals"), unless it sets the scene ("at a rally").
+                // "talks about the win over Cardinals"), unless it sets the scene ("at a rally",
+                // [`SETTING`]; "over" there is the topic's).
                 ChunkKind::Pp { np } if clause.places.is_empty() && topic(p, &clause, k) => {
                     k = p.coordination(np).0 + 1;
+                    let scene =
+                        |w: &str| w == "at" || w == "from" || (w != "over" && SETTING.contains(&w));
                     if let Some(ChunkKind::Pp { np }) = chunks.get(k).map(|c| c.kind)
-                        && !matches!(
-                            p.words[chunks[k].start].lower.as_str(),
-                            "at" | "during"
-                                | "from"
-                                | "outside"
-                                | "inside"
-                                | "near"
-                                | "before"
-                                | "after"
-                                | "behind"
-                                | "beside"
-                                | "amid"
-                        )
+                        && !scene(&p.words[chunks[k].start].lower)
                     {
                         k = p.coordination(np).0 + 1;
                     }
@@ -4189,8 +4180,8 @@ mod tests {
             "What does the delirium cover show?",
             "a pretty white girl",
         );
-        // After a copula the adverb is the verb's: "Is the girl very happy?".
-        has("The girl is very happy", "Is the girl very happy?", "yes");
+        // After a copula the adverb stays the verb's: `a_state_and_a_pictures_verb` asks "Is
+        // the girl very happy?".
     }
 
     #[test]
