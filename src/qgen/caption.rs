@@ -106,6 +106,9 @@ pub fn read(caption: &str) -> Reading {
     if let Some(shown) = photographed(&described) {
         described = shown.to_string();
     }
+    if let Some(shown) = the_moment(&described) {
+        described = shown.to_string();
+    }
     if let Some(shown) = without_announced(&described) {
         described = shown.to_string();
     }
@@ -1384,6 +1387,28 @@ fn photographed(text: &str) -> Option<&str> {
                     .any(|own| of.starts_with(own))
             })
     })
+}
+
+/// What a tabloid's "The moment …" shows: "The moment off-road bikers abuse and throw stones at
+/// bike park staff member" → "off-road bikers abuse and throw stones at …" (the moment is the
+/// picture's, no one in it). Only before a clause, a verb in lower case after its subject's first
+/// word; "The moment of impact" and "The moment captured on camera" are left whole.
+fn the_moment(text: &str) -> Option<&str> {
+    let rest = text
+        .strip_prefix("The moment ")
+        .or_else(|| text.strip_prefix("the moment "))?;
+    let rest = rest.strip_prefix("when ").unwrap_or(rest);
+    let mut words = rest.split_whitespace();
+    let first = words.next()?;
+    let first = core(first);
+    // An article may open the subject; another minor word opens no clause ("of impact").
+    let opens_subject = matches!(&*first, "a" | "an" | "the") || !MINOR.contains(&&*first);
+    (opens_subject
+        && !is_verb(&first)
+        && words
+            .take(4)
+            .any(|w| w.starts_with(char::is_lowercase) && is_verb(&core(w))))
+    .then_some(rest)
 }
 
 /// The sentence without a condition after its comma: "A button that says 'Download on the App
@@ -4304,6 +4329,24 @@ mod tests {
             "PERSON took this photo of herself at the beach",
             "A hiker who snapped this picture of a bear stays calm",
         ] {
+            assert_eq!(read(caption).text, caption);
+        }
+    }
+
+    #[test]
+    fn a_tabloid_s_moment_is_what_happens_in_it() {
+        // Stop 77 asked "Are there moment off-road bikers?".
+        assert_eq!(
+            read("The moment off-road bikers abuse and throw stones at bike park staff member")
+                .text,
+            "off-road bikers abuse and throw stones at bike park staff member"
+        );
+        assert_eq!(
+            read("The moment when a girl hugs her dog").text,
+            "a girl hugs her dog"
+        );
+        // No clause follows: the moment stays.
+        for caption in ["The moment of impact", "The moment captured on camera"] {
             assert_eq!(read(caption).text, caption);
         }
     }

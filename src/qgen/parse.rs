@@ -20,8 +20,8 @@ use std::sync::OnceLock;
 
 use super::visible::{is_animal, is_clothing, is_scene, is_vehicle, is_visible};
 use super::words::{
-    GATHERINGS, GOVERNING, INVARIANT_PASTS, LOCATIVE, LOOKING_AT, LOOKS, NOT_PLACES, PIECES,
-    STATES, TIMES, any_lemma, inflects, is_aimed_at, is_caption_verb, is_irregular_verb,
+    FORMATIONS, GATHERINGS, GOVERNING, INVARIANT_PASTS, LOCATIVE, LOOKING_AT, LOOKS, NOT_PLACES,
+    PIECES, STATES, TIMES, any_lemma, inflects, is_aimed_at, is_caption_verb, is_irregular_verb,
     is_person_noun, is_person_title, is_worn_or_held, names_people, singular, verb_lemma,
 };
 use crate::filter::entities::{Entity, Names};
@@ -630,7 +630,8 @@ pub fn parse(caption: &str) -> Parse {
         // "a computer generated image", "a hand painted sign": a past form between an article's
         // noun and another noun is the compound adjective they make, not the clause's verb —
         // when the clause has a verb of its own and the noun before is no one who could act
-        // ("A woman carried groceries home").
+        // ("A woman carried groceries home"). A fragment's participle before it is that verb
+        // ("hand holding a chocolate covered halloween spider").
         let verb_or_modal = |t: &str| finite_tag(t) || t == "MD";
         if matches!(tag, "VBD" | "VBN")
             && lower.ends_with("ed")
@@ -639,11 +640,26 @@ pub fn parse(caption: &str) -> Parse {
             && !is_person_noun(&words[i - 1].lower)
             && !is_animal(&words[i - 1].lower)
             && matches!(words[i - 2].lower.as_str(), "a" | "an" | "the")
+            // (A noun in lower case the tagger took for a name is a noun: "halloween spider".)
+            && tags.get(i + 1).is_some_and(|t| {
+                matches!(tagger.name(*t), "NN" | "NNS")
+                    || (tagger.name(*t) == "NNP"
+                        && tokens[i + 1].text.starts_with(char::is_lowercase))
+            })
+            && (words.iter().any(|w: &Word| verb_or_modal(w.tag) || w.tag == "VBG")
+                || tags[i + 1..].iter().any(|t| verb_or_modal(tagger.name(*t))))
+        {
+            tag = "JJ";
+        }
+        // "A Puerto Rico inspired Padres jersey hangs …", "a Star Wars themed party": a
+        // participle that makes a style's adjective of the name or noun before it, before a
+        // noun, is no verb of the clause when the clause has one.
+        if matches!(lower.as_str(), "inspired" | "themed" | "shaped" | "branded")
+            && words.last().is_some_and(|w: &Word| w.pos == Pos::Noun)
             && tags
                 .get(i + 1)
-                .is_some_and(|t| matches!(tagger.name(*t), "NN" | "NNS"))
-            && (words.iter().any(|w: &Word| verb_or_modal(w.tag))
-                || tags[i + 1..].iter().any(|t| verb_or_modal(tagger.name(*t))))
+                .is_some_and(|t| tagger.name(*t).starts_with("NN"))
+            && tags[i + 1..].iter().any(|t| verb_or_modal(tagger.name(*t)))
         {
             tag = "JJ";
         }
@@ -1982,6 +1998,8 @@ impl Parse {
         (!self.is_named(np.start, np.end)
             && head.pos == Pos::Noun
             && !TIMES.contains(&&*noun)
+            // "standing in | a group": a shape, neither a place nor what the verb governs.
+            && !FORMATIONS.contains(&&*noun)
             && seen)
             .then_some((pp, np))
     }
@@ -2032,6 +2050,7 @@ impl Parse {
             && !is_worn_or_held(&head.lower)
             && !(preposition == "at" && is_aimed_at(&head.lower))
             && !(preposition == "into" && PIECES.contains(&noun))
+            && !(preposition == "in" && FORMATIONS.contains(&noun))
             // "carry shields past tourists": people are passed, not a place one is in.
             && !(preposition == "past" && head.names_a_person())
             // "down the street", "up a hill" go along a way; "cuts down a pod" does not.
@@ -2202,6 +2221,25 @@ mod tests {
         assert_eq!(
             chunks("A woman carried groceries"),
             ["NP[a woman]", "V[carried]", "NP[groceries]"]
+        );
+        // A fragment's participle is the clause's verb, and a noun in lower case the tagger
+        // takes for a name is a noun (stop 77 read "covered" as a second verb).
+        assert_eq!(
+            chunks("hand holding a chocolate covered halloween spider"),
+            [
+                "NP[hand]",
+                "V[holding]",
+                "NP[a chocolate covered halloween spider]"
+            ]
+        );
+        // A style's participle after a name ("What did the Puerto Rico inspire?" at stop 77).
+        assert_eq!(
+            chunks("A Puerto Rico inspired Padres jersey hangs inside the shop")[..2],
+            ["NP[a Puerto Rico inspired Padres jersey]", "V[hangs]"]
+        );
+        assert_eq!(
+            chunks("Fans inspired players"),
+            ["NP[fans]", "V[inspired]", "NP[players]"]
         );
         // A participle opening a caption before a noun says what the thing is (was the
         // caption's verb, with no subject).

@@ -2142,7 +2142,7 @@ pub fn there_is(thing: &str, plural: bool) -> String {
     // The noun the article goes with: "plate" of "plate of pasta".
     let before_of = thing.split(" of ").next().unwrap_or(thing);
     let head = before_of.rsplit(' ').next().unwrap_or(thing).to_lowercase();
-    if plural {
+    if plural || PLURAL_ONLY.contains(&head.as_str()) {
         question(&["Are there", thing])
     } else if is_mass(&head) {
         question(&["Is there", thing])
@@ -2156,10 +2156,33 @@ pub fn is_mass(noun: &str) -> bool {
     MASS_NOUNS.contains(&noun)
 }
 
+/// Nouns of one thing in the plural's form: "Are there glasses?", not "Is there a glasses?".
+const PLURAL_ONLY: [&str; 10] = [
+    "glasses",
+    "sunglasses",
+    "eyeglasses",
+    "scissors",
+    "jeans",
+    "trousers",
+    "pants",
+    "shorts",
+    "binoculars",
+    "tongs",
+];
+
 /// Nouns a caption uses without an article: "Is there bread?", not "Is there a bread?".
-const MASS_NOUNS: [&str; 30] = [
+const MASS_NOUNS: [&str; 39] = [
     "food",
     "bread",
+    "dough",
+    "flour",
+    "sugar",
+    "butter",
+    "honey",
+    "yeast",
+    "pork",
+    "beef",
+    "bacon",
     "soup",
     "pasta",
     "rice",
@@ -2904,6 +2927,32 @@ mod tests {
         let caption = "A man walks with his dog in the park";
         has(caption, "Where does the man walk?", "in the park");
         has(caption, "What does the man walk with?", "his dog");
+    }
+
+    #[test]
+    fn a_shape_people_stand_in_is_no_place() {
+        // Stop 77's rules asked "Where is Dark Dark Dark standing? — in a group" and "What is
+        // Dark Dark Dark standing in? — a group".
+        let caption = "Musicians standing in a group and looking at the camera";
+        not_asked(caption, &|(_, a)| a.contains("group"));
+        not_asked("Shoppers wait in line outside the store", &|(_, a)| {
+            a.contains("line")
+        });
+        // A line one stands at is a place.
+        has(
+            "Young relay runner at the starting line.",
+            "Where is the young relay runner?",
+            "at the starting line",
+        );
+    }
+
+    #[test]
+    fn a_plural_thing_and_a_food_take_no_article() {
+        // Stop 77 asked "Is there a glasses?", "Is there a honey?", "Is there a bread dough?".
+        assert_eq!(there_is("glasses", false), "Are there glasses?");
+        assert_eq!(there_is("honey", false), "Is there honey?");
+        assert_eq!(there_is("bread dough", false), "Is there bread dough?");
+        assert_eq!(there_is("dog", false), "Is there a dog?");
     }
 
     #[test]

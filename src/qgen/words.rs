@@ -281,6 +281,10 @@ pub const NOT_PLACES: [&str; 33] = [
     "clashes",
 ];
 
+/// The shapes people stand in, which are no place ("Where are the musicians standing? — in a
+/// group"; "at the starting line" is one), after "in".
+pub const FORMATIONS: [&str; 6] = ["group", "groups", "line", "circle", "queue", "formation"];
+
 /// The pieces a thing is cut or made into, which are no place ("Where is the bread cut? — into
 /// quarters"; "at the old quarter" is one), singular and plural.
 pub const PIECES: [&str; 16] = [
