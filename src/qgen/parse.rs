@@ -21,8 +21,9 @@ use std::sync::OnceLock;
 use super::visible::{is_animal, is_clothing, is_scene, is_vehicle, is_visible};
 use super::words::{
     FORMATIONS, GATHERINGS, GOVERNING, INVARIANT_PASTS, LOCATIVE, LOOKING_AT, LOOKS, NOT_PLACES,
-    PIECES, STATES, TIMES, any_lemma, inflects, is_aimed_at, is_caption_verb, is_irregular_verb,
-    is_person_noun, is_person_title, is_worn_or_held, names_people, singular, verb_lemma,
+    PIECES, STATES, TIMES, any_lemma, inflects, is_aimed_at, is_body_part, is_caption_verb,
+    is_irregular_verb, is_person_noun, is_person_title, is_worn_or_held, names_people, singular,
+    verb_lemma,
 };
 use crate::filter::entities::{Entity, Names};
 use crate::filter::pos::Tagger;
@@ -2051,6 +2052,9 @@ impl Parse {
             && !(preposition == "at" && is_aimed_at(&head.lower))
             && !(preposition == "into" && PIECES.contains(&noun))
             && !(preposition == "in" && FORMATIONS.contains(&noun))
+            // "grabs Sylvie by the scruff of the neck", "leads her by the hand": the grip.
+            && !(preposition == "by"
+                && (is_body_part(noun) || matches!(noun, "scruff" | "scuff" | "collar")))
             // "carry shields past tourists": people are passed, not a place one is in.
             && !(preposition == "past" && head.names_a_person())
             // "down the street", "up a hill" go along a way; "cuts down a pod" does not.

@@ -2156,6 +2156,12 @@ pub fn is_mass(noun: &str) -> bool {
     MASS_NOUNS.contains(&noun)
 }
 
+/// Words that say which shade of the colour after them a thing is: "dark blue", "crimson red".
+const SHADES: [&str; 12] = [
+    "dark", "light", "bright", "pale", "deep", "crimson", "navy", "royal", "sky", "hot", "neon",
+    "pastel",
+];
+
 /// Nouns of one thing in the plural's form: "Are there glasses?", not "Is there a glasses?".
 const PLURAL_ONLY: [&str; 10] = [
     "glasses",
@@ -2357,22 +2363,30 @@ fn colors_and_counts(p: &Parse, clause: Option<&Clause>, seed: u64, out: &mut Ve
             while end + 1 < np.head && w[end].pos == Pos::Conj && is_color(&w[end + 1].lower) {
                 end += 2;
             }
+            // "crimson red", "dark blue": the shade is the colour's ("What color is the potted
+            // crimson Bougainvillea? — red" left it in the thing).
+            let start = if i > np.start && SHADES.contains(&w[i - 1].lower.as_str()) {
+                i - 1
+            } else {
+                i
+            };
             let plural = w[np.head].is_plural();
             let be = if plural { "are" } else { "is" };
-            let thing = described(p, &np, (i, end));
+            let thing = described(p, &np, (start, end));
             out.push(Proposal {
                 question: question(&["What color", be, &thing]),
-                answer: p.text(i, end, true),
-                span: Some((i, end)),
+                answer: p.text(start, end, true),
+                span: Some((start, end)),
                 answer_type: AnswerType::Color,
                 counted: None,
             });
             if !yes_no_done && end == i + 1 {
                 let other = other_color(&w[i].lower, seed);
                 let be_cap = if plural { "Are" } else { "Is" };
+                let shade: Vec<&str> = w[start..end].iter().map(|x| x.lower.as_str()).collect();
                 yes_no(
                     out,
-                    question(&[be_cap, &thing, &w[i].lower]),
+                    question(&[be_cap, &thing, &shade.join(" ")]),
                     question(&[be_cap, &thing, other]),
                 );
                 yes_no_done = true;
@@ -2943,6 +2957,34 @@ mod tests {
             "Young relay runner at the starting line.",
             "Where is the young relay runner?",
             "at the starting line",
+        );
+    }
+
+    #[test]
+    fn a_shade_is_the_colour_s_and_a_grip_no_place() {
+        // Stop 77 asked "What color is the potted crimson Bougainvillea? — red".
+        let caption = "potted crimson red Bougainvillea at a Disney Resort";
+        has(
+            caption,
+            "What color is the potted Bougainvillea?",
+            "crimson red",
+        );
+        has(caption, "Is the potted Bougainvillea crimson red?", "yes");
+        has(
+            "A man in a dark blue shirt sits by the window",
+            "What color is the shirt?",
+            "dark blue",
+        );
+        // Stop 77 asked "Where does Fireman Coyle grab Sylvie? — by the scuff".
+        let caption = "Fireman Coyle grabs Sylvie by the scruff of the neck";
+        not_asked(caption, &|(_, a)| a.contains("scruff"));
+        not_asked("A mother leads her son by the hand", &|(_, a)| {
+            a.contains("hand")
+        });
+        has(
+            "A man in a dark blue shirt sits by the window",
+            "Where does the man sit?",
+            "by the window",
         );
     }
 
