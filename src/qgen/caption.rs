@@ -1399,8 +1399,7 @@ fn the_moment(text: &str) -> Option<&str> {
         .or_else(|| text.strip_prefix("the moment "))?;
     let rest = rest.strip_prefix("when ").unwrap_or(rest);
     let mut words = rest.split_whitespace();
-    let first = words.next()?;
-    let first = core(first);
+    let first = core(words.next()?);
     // An article may open the subject; another minor word opens no clause ("of impact").
     let opens_subject = matches!(&*first, "a" | "an" | "the") || !MINOR.contains(&&*first);
     (opens_subject

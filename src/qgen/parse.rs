@@ -1996,11 +1996,13 @@ impl Parse {
             || is_visible(&noun)
             || NOT_PLACES.contains(&&*noun)
             || PIECES.contains(&&*noun);
+        // "standing in | a group": a shape, neither a place nor what the verb governs ("talks
+        // to a group" governs one).
+        let shape = self.preposition(&pp) == "in" && FORMATIONS.contains(&&*noun);
         (!self.is_named(np.start, np.end)
             && head.pos == Pos::Noun
             && !TIMES.contains(&&*noun)
-            // "standing in | a group": a shape, neither a place nor what the verb governs.
-            && !FORMATIONS.contains(&&*noun)
+            && !shape
             && seen)
             .then_some((pp, np))
     }

@@ -2952,7 +2952,12 @@ mod tests {
         not_asked("Shoppers wait in line outside the store", &|(_, a)| {
             a.contains("line")
         });
-        // A line one stands at is a place.
+        // A group looked at is what is looked at; a line one stands at is a place.
+        has(
+            "Tourists look at a group of statues",
+            "What do the tourists look at?",
+            "a group of statues",
+        );
         has(
             "Young relay runner at the starting line.",
             "Where is the young relay runner?",
