@@ -20,8 +20,8 @@ use std::sync::OnceLock;
 
 use super::visible::{is_animal, is_clothing, is_scene, is_vehicle, is_visible};
 use super::words::{
-    FORMATIONS, GATHERINGS, GOVERNING, INVARIANT_PASTS, LOCATIVE, LOOKING_AT, LOOKS, NOT_PLACES,
-    PIECES, STATES, TIMES, any_lemma, inflects, is_aimed_at, is_body_part, is_caption_verb,
+    GATHERINGS, GOVERNING, INVARIANT_PASTS, LOCATIVE, LOOKING_AT, LOOKS, NOT_PLACES, PIECES,
+    STATES, TIMES, any_lemma, inflects, is_aimed_at, is_body_part, is_caption_verb, is_formation,
     is_irregular_verb, is_person_noun, is_person_title, is_worn_or_held, names_people, singular,
     verb_lemma,
 };
@@ -1996,13 +1996,11 @@ impl Parse {
             || is_visible(&noun)
             || NOT_PLACES.contains(&&*noun)
             || PIECES.contains(&&*noun);
-        // "standing in | a group": a shape, neither a place nor what the verb governs ("talks
-        // to a group" governs one).
-        let shape = self.preposition(&pp) == "in" && FORMATIONS.contains(&&*noun);
         (!self.is_named(np.start, np.end)
             && head.pos == Pos::Noun
             && !TIMES.contains(&&*noun)
-            && !shape
+            // "standing in | a group": a shape, which `is_location` does not take either.
+            && !is_formation(&self.preposition(&pp), &noun)
             && seen)
             .then_some((pp, np))
     }
@@ -2053,7 +2051,7 @@ impl Parse {
             && !is_worn_or_held(&head.lower)
             && !(preposition == "at" && is_aimed_at(&head.lower))
             && !(preposition == "into" && PIECES.contains(&noun))
-            && !(preposition == "in" && FORMATIONS.contains(&noun))
+            && !is_formation(&preposition, noun)
             // "grabs Sylvie by the scruff of the neck", "leads her by the hand": the grip.
             && !(preposition == "by"
                 && (is_body_part(noun) || matches!(noun, "scruff" | "scuff" | "collar")))

@@ -281,9 +281,15 @@ pub const NOT_PLACES: [&str; 33] = [
     "clashes",
 ];
 
-/// The shapes people stand in, which are no place ("Where are the musicians standing? — in a
-/// group"; "at the starting line" is one), after "in".
-pub const FORMATIONS: [&str; 6] = ["group", "groups", "line", "circle", "queue", "formation"];
+/// The shapes people stand in ("standing in a group", "in line"), neither a place nor a phrase a
+/// verb governs; "at the starting line" is a place.
+const FORMATIONS: [&str; 6] = ["group", "groups", "line", "circle", "queue", "formation"];
+
+/// Whether a preposition and its lower-case head noun name a shape people stand in
+/// ([`FORMATIONS`] after "in").
+pub fn is_formation(preposition: &str, noun: &str) -> bool {
+    preposition == "in" && FORMATIONS.contains(&noun)
+}
 
 /// The pieces a thing is cut or made into, which are no place ("Where is the bread cut? — into
 /// quarters"; "at the old quarter" is one), singular and plural.
