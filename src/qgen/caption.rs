@@ -109,6 +109,9 @@ pub fn read(caption: &str) -> Reading {
     if let Some(shown) = the_moment(&described) {
         described = shown.to_string();
     }
+    if let Some(doing) = without_seen(&described) {
+        described = doing;
+    }
     if let Some(shown) = without_announced(&described) {
         described = shown.to_string();
     }
@@ -1389,6 +1392,29 @@ fn photographed(text: &str) -> Option<&str> {
     })
 }
 
+/// What the agencies' "is seen" does: "PERSON is seen walking in SoHo" → "PERSON walking in SoHo",
+/// "Mount Barujari is seen erupting …". Being seen is the photograph's, and the reading of it
+/// asked nothing of the walk. Only before a participle in "-ing": "A sign is seen at Google
+/// headquarters" is asked as it stands ("What is seen at Google headquarters? — a sign").
+fn without_seen(text: &str) -> Option<String> {
+    // (Runs on every caption: most have no " seen ", and are let go at once.)
+    let at = text
+        .find(" seen ")
+        .or_else(|| text.find(" pictured "))
+        .or_else(|| text.find(" spotted "))?;
+    let before = &text[..at];
+    let (subject, be) = before.rsplit_once(' ')?;
+    let seen = text[at + 1..].split_once(' ')?.0;
+    let rest = &text[at + 2 + seen.len()..];
+    let next = rest.split_whitespace().next()?;
+    (matches!(be, "is" | "are" | "was" | "were")
+        && next.len() > 4
+        && next.ends_with("ing")
+        && next.chars().all(|c| c.is_ascii_lowercase())
+        && participle_lemma(next).is_some())
+    .then(|| format!("{subject} {rest}"))
+}
+
 /// What a tabloid's "The moment …" shows: "The moment off-road bikers abuse and throw stones at
 /// bike park staff member" → "off-road bikers abuse and throw stones at …" (the moment is the
 /// picture's, no one in it). Only before a clause, a verb in lower case after its subject's first
@@ -1876,7 +1902,8 @@ fn names_something_visible(words: &Words) -> bool {
             // is a name after an abbreviated title ("Sen Rand Paul").
             if i > 0 && word.starts_with(char::is_uppercase) {
                 return (words.lower[i - 1] == "the" && is_person_noun(lower))
-                    || is_person_title(&words.lower[i - 1]);
+                    || is_person_title(&words.lower[i - 1])
+                    || heads_a_product(words, i);
             }
             // "… produced this stunning image of the Horsehead Nebula": the caption points at
             // its own picture.
@@ -1900,7 +1927,37 @@ fn names_something_visible(words: &Words) -> bool {
             is_visible_word(lower)
                 || is_color(lower)
                 || matches!(&*noun, "graph" | "plot" | "chart" | "diagram")
+                || compound_is_visible(words, i)
         })
+}
+
+/// Whether the compound closed by the noun at `i` names a thing one could see where its head
+/// alone names none: "a wooden chopping board", "a crumpled dollar bill" (a board alone is a
+/// committee, a bill a law).
+fn compound_is_visible(words: &Words, i: usize) -> bool {
+    i.checked_sub(1).is_some_and(|b| {
+        matches!(
+            (words.lower[b].as_str(), &*singular(&words.lower[i])),
+            ("chopping" | "cutting", "board") | ("dollar", "bill")
+        )
+    })
+}
+
+/// Whether the capitalised word at `i` is a thing's own noun closing a product's or a dish's
+/// name: "Halloween Spider Bread on a wooden chopping board", "the new MacBook Pro Magic
+/// Keyboard", "Homemade White Cob Loaf" name a loaf and a keyboard one could see. Only a listed
+/// thing (no person: "The Dark Knight"), after a capitalised word, and last of its name.
+fn heads_a_product(words: &Words, i: usize) -> bool {
+    i > 0
+        && words.written[i - 1].starts_with(char::is_uppercase)
+        && words
+            .written
+            .get(i + 1)
+            .is_none_or(|next| !next.starts_with(char::is_uppercase))
+        && {
+            let noun = singular(&words.lower[i]);
+            is_listed_thing(&noun) && !is_person_noun(&noun)
+        }
 }
 
 /// Whether a lower-case word is one of [`DOCUMENT`], as written or as a plural: "canvas" is in
@@ -2454,23 +2511,19 @@ fn is_story(sentence: &str, words: &Words) -> bool {
             .map(|(_, t)| t)
             .take(4)
             .collect();
-        at > 0
-            && tokens[at - 1].starts_with(char::is_uppercase)
-            // "Placed on a wooden slice", "Typing on the new MacBook Pro": a participle, or a
-            // gerund alone, capitalised as the first word, is no name ("Bowling Green coach
-            // PERSON on …" is a town's).
-            && !(tokens[0].len() > 4 && tokens[0].ends_with("ed") && is_verb(&core(tokens[0])))
-            && !(at == 1 && participle_lemma(&core(tokens[0])).is_some())
-            // "Cars on the grid …": a thing one could see is no speaker either; a team's animals
-            // are ("Dolphins on the win over the Jets").
-            && !(at == 1 && {
-                let first = singular(&core(tokens[0])).into_owned();
-                is_visible(&first)
-                    && !is_verb(&first)
-                    && !is_person_noun(&first)
-                    && !is_animal(&first)
-                    && !matches!(tokens[0], "PERSON" | "LOC")
-            })
+        // The speaker, right before "on": a person's name ("PERSON on …"), a person named by a
+        // role ("Dolphins linebacker on …"), or a team named by its animals, alone ("Dolphins on
+        // the win over the Jets"). A thing, a product or a step is no speaker ("Halloween Spider
+        // Bread on a wooden chopping", "Using Final Cut Pro X on the new MacBook Pro").
+        let speaker = at > 0 && {
+            let written = tokens[at - 1].trim_matches(|c: char| !c.is_alphanumeric());
+            let before = core(written);
+            written == "PERSON"
+                || (written.starts_with(char::is_uppercase)
+                    && (is_person_noun(&singular(&before))
+                        || (at == 1 && before.ends_with('s') && is_animal(&singular(&before)))))
+        };
+        speaker
             && tokens[..at]
                 .iter()
                 .all(|t| t.starts_with(char::is_uppercase) || !is_verb(&core(t)))
@@ -2602,6 +2655,29 @@ fn is_story(sentence: &str, words: &Words) -> bool {
                 "finds" | "found" | "suggests"
             )
             && publication(&lower[lower.len() - 1]);
+    // "Scientists detect brain network that gives humans superior reasoning skills",
+    // "Astronomers discover …": what researchers found is a science story's headline ("Scientists
+    // examine a sample in the lab" is what a picture shows).
+    let discovery = lower.windows(2).any(|w| {
+        matches!(
+            w[0].as_str(),
+            "scientists" | "researchers" | "astronomers" | "physicists" | "biologists"
+        ) && matches!(
+            w[1].as_str(),
+            "detect"
+                | "discover"
+                | "find"
+                | "reveal"
+                | "identify"
+                | "uncover"
+                | "develop"
+                | "show"
+                | "warn"
+                | "predict"
+                | "confirm"
+                | "link"
+        )
+    });
     // "2017 Lexus LC500 coupe arrives in the Philippines", "Drop top 2019 Lexus LC Convertible
     // is …": a model year before a make, at the start, names a car of the market, the story's.
     // ("A 1967 Ford Mustang parked outside a diner", "The 2019 Tour de France peloton": after
@@ -2679,6 +2755,7 @@ fn is_story(sentence: &str, words: &Words) -> bool {
         || selling
         || discount
         || finding
+        || discovery
         || posting
         || lower.iter().any(|w| EVENTS.contains(&w.as_str()))
         // "Melissa charged with killing her mom", "Four new faces were elected to the council"
@@ -4348,6 +4425,60 @@ mod tests {
         for caption in ["The moment of impact", "The moment captured on camera"] {
             assert_eq!(read(caption).text, caption);
         }
+    }
+
+    #[test]
+    fn being_seen_is_the_photograph_s() {
+        assert_eq!(
+            read("PERSON is seen walking in SoHo on January 10, 2022 in New York City.").text,
+            "PERSON walking in SoHo in New York City."
+        );
+        // Seen at a place, or not before a participle: left as written.
+        for caption in [
+            "A sign is seen at Google headquarters",
+            "The house was seen during the tour",
+            "Officials were seen in Mongolia attempting to control the spread of the plague",
+        ] {
+            assert_eq!(read(caption).text, caption);
+        }
+    }
+
+    #[test]
+    fn a_product_s_thing_a_speaker_s_comments_and_a_discovery() {
+        // Stop 78 found nothing visible in these: a product's or a dish's name closed by a thing
+        // one could see, and a thing named by its compound.
+        for caption in [
+            "Homemade White Cob Loaf on a wooden chopping board",
+            "Typing on the new MacBook Pro Magic Keyboard",
+            "A crumpled dollar bill",
+        ] {
+            assert_eq!(read(caption).not_description, None, "{caption}");
+        }
+        // A person closing a name is no product's thing: "The Dark Knight".
+        assert!(heads_a_product(&Words::of("Homemade White Cob Loaf"), 3));
+        assert!(!heads_a_product(&Words::of("The Dark Knight"), 2));
+        // Only a speaker's comments are a headline "on" something unseen; stop 78 took the
+        // product and the step for speakers too.
+        for caption in [
+            "Halloween Spider Bread on a wooden chopping",
+            "Using Final Cut Pro X on the new MacBook Pro",
+        ] {
+            assert_ne!(
+                read(caption).not_description,
+                Some(NotDescription::Headline),
+                "{caption}"
+            );
+        }
+        // A science story's finding (stop 78 asked "What do the scientists detect?").
+        assert_eq!(
+            read("Scientists detect brain network that gives humans superior reasoning skills")
+                .not_description,
+            Some(NotDescription::Headline)
+        );
+        assert_eq!(
+            read("Scientists examine a sample in the lab").not_description,
+            None
+        );
     }
 
     #[test]

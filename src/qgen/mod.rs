@@ -685,12 +685,12 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("gate.tsv");
         // "Figures" is no thing the lexicon knows one could see: the parse finds no visible
-        // subject. Nor does the reading find one in "A crumpled dollar bill" (the caption is
+        // subject. Nor does the reading find one in "The demolition in progress" (the caption is
         // parsed for its score all the same).
         let figures = "Figures gathered around a campfire outdoors at night";
-        let bill = "A crumpled dollar bill";
+        let demolition = "The demolition in progress";
         assert_eq!(
-            caption::read(bill).not_description,
+            caption::read(demolition).not_description,
             Some(NotDescription::NothingVisible)
         );
         let headline = "Obama's Plans To Stump For Clinton Near A Campfire";
@@ -702,16 +702,16 @@ mod tests {
         for overrule in ["", "overrule\t0.95\n"] {
             std::fs::write(
                 &path,
-                format!("bias\t0\nthreshold\t0.5\n{overrule}w:campfire\t5\nw:bill\t5\n"),
+                format!("bias\t0\nthreshold\t0.5\n{overrule}w:campfire\t5\nw:demolition\t5\n"),
             )
             .unwrap();
             let mut g = Generator::from_config(&config).unwrap();
-            outcomes.push([figures, headline, bill].map(|c| g.generate(c).unwrap()));
+            outcomes.push([figures, headline, demolition].map(|c| g.generate(c).unwrap()));
         }
-        let [[vetoed, _, _], [overruled, headline, bill]] = &outcomes[..] else {
+        let [[vetoed, _, _], [overruled, headline, demolition]] = &outcomes[..] else {
             unreachable!()
         };
-        assert_eq!(bill.not_description, None);
+        assert_eq!(demolition.not_description, None);
         assert_eq!(vetoed.not_description, Some(NotDescription::NothingVisible));
         assert!(vetoed.qa.is_empty());
         assert_eq!(overruled.not_description, None);

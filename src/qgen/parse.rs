@@ -980,6 +980,26 @@ fn nouns_and_participles(words: &mut [Word]) {
             set_tag(&mut words[i], tag);
         }
     }
+    // "a group of smiling children sitting on a bench", "two cheering fans waving flags",
+    // "smiling children sitting …": a participle before people or animals, after "of", a number
+    // or first, with the clause's own verb still to come, describes them (as the lexicon reads
+    // "a smiling woman"). A gerund takes them as its object only with no verb after ("the joy
+    // of feeding children").
+    for i in 0..words.len().saturating_sub(2) {
+        if words[i].tag == "VBG"
+            && (i == 0 || words[i - 1].lower == "of" || words[i - 1].tag == "CD")
+            && matches!(words[i + 1].tag, "NN" | "NNS")
+            && {
+                let noun = singular(&words[i + 1].lower);
+                is_person_noun(&noun) || is_animal(&noun)
+            }
+            && words[i + 2..]
+                .iter()
+                .any(|w| matches!(w.tag, "VBG" | "VBZ" | "VBD" | "VBP"))
+        {
+            set_tag(&mut words[i], "JJ");
+        }
+    }
     // "an ornate school building": an -ing noun after a noun of its phrase, with no object after
     // it, is the phrase's head ("a man building a fence" has one).
     for i in 1..words.len() {

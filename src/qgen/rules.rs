@@ -35,8 +35,8 @@ use super::visible::{is_animal, is_vehicle};
 use super::visible::{is_clothing, is_listed_thing, is_visible, is_visible_word};
 use super::words::{
     DEPICTING, LOOKS, META, PICTURE_KINDS, PLACE_KINDS, STATES, TIMES, any_lemma, inflects,
-    is_body_part, is_kin, is_occasion, is_person_noun, names_a_picture, plural, singular,
-    swap_noun, verb_lemma,
+    is_body_part, is_kin, is_occasion, is_person_noun, names_a_picture, participle_lemma, plural,
+    singular, swap_noun, verb_lemma,
 };
 use crate::filter::entities::Entity;
 
@@ -1275,9 +1275,14 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
     // Not of a light verb's idiom: "make their way", "take part", "pay its respects"; nor of a
     // verb's own ("cuts a sexy figure", where "flaunts her figure" shows one).
     let lemma = c.verb.and_then(|(v, _)| verb_lemma(&p.words[v.head].lower));
+    // (A participle's too: "finding his legs", "holding a briefing".)
+    let idiom_lemma = lemma.clone().or_else(|| {
+        c.verb
+            .and_then(|(v, _)| participle_lemma(&p.words[v.head].lower))
+    });
     let with_verb = |idioms: &[(&str, &str)], h: usize| {
         let noun = singular(&p.words[h].lower);
-        lemma
+        idiom_lemma
             .as_deref()
             .is_some_and(|l| idioms.contains(&(l, &*noun)))
     };
@@ -1455,7 +1460,12 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                         }
                         _ => false,
                     });
-            if !no_activity && form == Form::Progressive && p.words[v.head].lower != "doing" {
+            // (Nor "— finding his legs": a figure of speech is no activity one sees.)
+            if !no_activity
+                && form == Form::Progressive
+                && p.words[v.head].lower != "doing"
+                && c.object.is_none_or(|(_, _, h)| !verb_idiom(h))
+            {
                 let q = question(&["What", &aux, &subject, "doing"]);
                 ask(&mut out, q, (v.head, end), AnswerType::Activity);
             } else if !no_activity
@@ -1487,6 +1497,14 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
                 // street": the street is the car's place ([`places_the_container`]), though
                 // still part of the sentence the other questions repeat.
                 if !p.is_location(place) || c.places_a_container(k) {
+                    continue;
+                }
+                // Nor "Where does the jogger get? — in his morning workout": "gets in" something
+                // one cannot see fits it in ("gets in the car" is a place).
+                if lemma.as_deref() == Some("get")
+                    && place.start == v.end
+                    && !visible_thing(p, p.chunks[np].head)
+                {
                     continue;
                 }
                 // A passive's "by" names who or what does it, not where: "Who is PERSON flanked
@@ -2049,7 +2067,10 @@ fn existence(c: &Clause, out: &mut Vec<Proposal>) {
     // possessors say what the picture may not show.
     let keeps = |i: usize| {
         let w = &p.words[i];
+        // ("The slimmer bezels of the … MacBook Pro": "Are there bezels?", not "slimmer bezels",
+        // a comparison with what the picture does not show; nor "a largest engine".)
         (matches!(w.pos, Pos::Adj | Pos::Noun) || w.tag == "VBN")
+            && !matches!(w.tag, "JJR" | "JJS")
             && w.entity.is_none()
             && !matches!(w.tag, "NNP" | "NNPS")
             && p.words.get(i + 1).is_none_or(|n| n.tag != "POS")
@@ -2517,9 +2538,11 @@ const IDIOM_OBJECTS: [&str; 17] = [
 
 /// A verb and its object that make an idiom only together: "cuts a sexy figure" (but "flaunts
 /// her figure" shows one), "strikes a pose", "pulls a face", "makes a statement" (in a dress),
-/// "shows the strain".
-const VERB_IDIOMS: [(&str, &str); 5] = [
+/// "shows the strain", "finding his legs" (a player settling in).
+const VERB_IDIOMS: [(&str, &str); 7] = [
     ("cut", "figure"),
+    ("find", "leg"),
+    ("find", "foot"),
     ("strike", "pose"),
     ("pull", "face"),
     ("make", "statement"),
@@ -2527,8 +2550,20 @@ const VERB_IDIOMS: [(&str, &str); 5] = [
 ];
 
 /// A verb and its object that make an idiom one can see done: "Who stands guard?", "Where does
-/// the policeman stand guard?" are asked, "Who does the policeman stand? — guard" is not.
-const SEEN_IDIOMS: [(&str, &str); 3] = [("stand", "guard"), ("stand", "watch"), ("keep", "watch")];
+/// the policeman stand guard?" are asked, "Who does the policeman stand? — guard" is not. So is
+/// an occasion held: "Where does PERSON hold a cabinet meeting?", not "What does PERSON hold? — a
+/// cabinet meeting" (nothing in the hands).
+const SEEN_IDIOMS: [(&str, &str); 9] = [
+    ("stand", "guard"),
+    ("stand", "watch"),
+    ("keep", "watch"),
+    ("hold", "meeting"),
+    ("hold", "conference"),
+    ("hold", "briefing"),
+    ("hold", "rally"),
+    ("hold", "vigil"),
+    ("hold", "talk"),
+];
 
 /// Words before a number that round it or bound it ("more than 20", "at least 12", "some 300"),
 /// besides the prepositions that do ([`APPROXIMATELY`]).
@@ -2985,6 +3020,54 @@ mod tests {
         });
         // A window one sits by is a place.
         has(shirt, "Where does the man sit?", "by the window");
+    }
+
+    #[test]
+    fn people_a_participle_describes_the_agencies_seen_and_figures_of_speech() {
+        // Stop 78 asked nothing of "a group of smiling children sitting on a bench" (it read
+        // "smiling" as the verb), and only "Is there a man?" of "A man is seen walking …".
+        let caption = "a group of smiling children sitting on a bench";
+        has(
+            caption,
+            "Who is sitting on a bench?",
+            "a group of smiling children",
+        );
+        has(
+            "two smiling children sitting on a bench",
+            "How many smiling children are sitting on a bench?",
+            "2",
+        );
+        // (The reading makes "A man is seen walking his dog in the park" this.)
+        let caption = &crate::qgen::caption::read("A man is seen walking his dog in the park").text;
+        has(caption, "What is the man walking?", "his dog");
+        has(caption, "Where is the man walking his dog?", "in the park");
+        // Stop 78 asked "What is Minnesotan PERSON finding? — his legs", "What does US PERSON
+        // hold? — a cabinet meeting" and "Where does the jogger get? — in his morning workout".
+        let caption = "Minnesotan PERSON finding his legs in Buffalo";
+        not_asked(caption, &|(_, a)| a.contains("legs"));
+        let caption = "US PERSON holds a cabinet meeting at the White House";
+        not_asked(caption, &|(q, _)| q == "What does US PERSON hold?");
+        has(caption, "Who holds a cabinet meeting?", "US PERSON");
+        let caption = "A jogger gets in his morning workout along the river";
+        not_asked(caption, &|(_, a)| {
+            a.contains("workout") && !a.contains("jogger")
+        });
+        // A car one gets in is a place; a ball one holds is held.
+        has(
+            "A woman gets in the car outside the hotel",
+            "Where does the woman get?",
+            "in the car",
+        );
+        has("A boy holds a ball", "What does the boy hold?", "a ball");
+        // Stop 78 asked "Are there slimmer bezels?": a comparison is not what one sees.
+        has(
+            "The slimmer bezels of the new laptop",
+            "Are there bezels?",
+            "yes",
+        );
+        not_asked("The slimmer bezels of the new laptop", &|(q, _)| {
+            q.contains("slimmer")
+        });
     }
 
     #[test]
