@@ -2495,6 +2495,14 @@ fn is_story(sentence: &str, words: &Words) -> bool {
     // before it, about something one cannot see — the title of someone's comments. ("PERSON on
     // stage", "PERSON on the red carpet" name what is seen.)
     let comments = tokens.iter().position(|t| *t == "on").is_some_and(|at| {
+        // The speaker, right before "on": a name, or a team by its animals; a step is none.
+        let Some(last) = at.checked_sub(1).map(|b| tokens[b]) else {
+            return false;
+        };
+        // (Most captions with "on" end here, before any lookup.)
+        if !last.starts_with(char::is_uppercase) {
+            return false;
+        }
         let determiner =
             |t: &str| matches!(t, "the" | "a" | "an" | "his" | "her" | "their" | "its");
         // The object's lower-case words past determiners and names, to its first preposition or
@@ -2511,10 +2519,6 @@ fn is_story(sentence: &str, words: &Words) -> bool {
             .map(|(_, t)| t)
             .take(4)
             .collect();
-        // The speaker, right before "on": a name, or a team by its animals; a step is none.
-        let Some(last) = at.checked_sub(1).map(|b| tokens[b]) else {
-            return false;
-        };
         let before = singular(&core(last)).into_owned();
         let named = last == "PERSON" || is_person_noun(&before);
         // "Placed on a wooden slice", "Typing on the new MacBook Pro", "Using Final Cut Pro X on
@@ -2531,8 +2535,8 @@ fn is_story(sentence: &str, words: &Words) -> bool {
             && !named
             && !is_animal(&before)
             && !matches!(last, "PERSON" | "LOC");
-        let speaker = last.starts_with(char::is_uppercase) && !step && !thing;
-        speaker
+        !step
+            && !thing
             && tokens[..at]
                 .iter()
                 .all(|t| t.starts_with(char::is_uppercase) || !is_verb(&core(t)))

@@ -980,14 +980,14 @@ fn nouns_and_participles(words: &mut [Word]) {
             set_tag(&mut words[i], tag);
         }
     }
-    // "a group of smiling children sitting on a bench", "two cheering fans waving flags",
-    // "smiling children sitting …": a participle before people or animals, after "of", a number
-    // or first, with the clause's own verb still to come, describes them (as the lexicon reads
-    // "a smiling woman"). A gerund takes them as its object only with no verb after ("the joy
-    // of feeding children").
-    for i in 0..words.len().saturating_sub(2) {
+    // "a group of smiling children sitting on a bench", "two cheering fans waving flags": a
+    // participle before people or animals, after "of" or a number, with the clause's own verb
+    // still to come, describes them (as the lexicon reads "a smiling woman"). A gerund takes
+    // them as its object only with no verb after ("the joy of feeding children"). (First, it is
+    // left to the clause: "Isolating students peer out …" asks "Are there students?".)
+    for i in 1..words.len().saturating_sub(2) {
         if words[i].tag == "VBG"
-            && (i == 0 || words[i - 1].lower == "of" || words[i - 1].tag == "CD")
+            && (words[i - 1].lower == "of" || words[i - 1].tag == "CD")
             && matches!(words[i + 1].tag, "NN" | "NNS")
             && {
                 let noun = singular(&words[i + 1].lower);

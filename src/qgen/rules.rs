@@ -1275,16 +1275,20 @@ pub fn propose(p: &Parse, seed: u64) -> Vec<Proposal> {
     // Not of a light verb's idiom: "make their way", "take part", "pay its respects"; nor of a
     // verb's own ("cuts a sexy figure", where "flaunts her figure" shows one).
     let lemma = c.verb.and_then(|(v, _)| verb_lemma(&p.words[v.head].lower));
-    // (A participle's too: "finding his legs", "holding a briefing".)
-    let idiom_lemma = lemma.clone().or_else(|| {
-        c.verb
-            .and_then(|(v, _)| participle_lemma(&p.words[v.head].lower))
-    });
     let with_verb = |idioms: &[(&str, &str)], h: usize| {
         let noun = singular(&p.words[h].lower);
-        idiom_lemma
-            .as_deref()
-            .is_some_and(|l| idioms.contains(&(l, &*noun)))
+        if !idioms.iter().any(|&(_, n)| n == noun) {
+            return false;
+        }
+        // (A participle's lemma too: "finding his legs", "holding a briefing".)
+        let participle = || {
+            c.verb
+                .and_then(|(v, _)| participle_lemma(&p.words[v.head].lower))
+        };
+        lemma
+            .clone()
+            .or_else(participle)
+            .is_some_and(|l| idioms.contains(&(l.as_str(), &*noun)))
     };
     let verb_idiom = |h: usize| with_verb(&VERB_IDIOMS, h);
     let idiom = |h: usize| IDIOM_OBJECTS.contains(&&*singular(&p.words[h].lower)) || verb_idiom(h);
