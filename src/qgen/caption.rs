@@ -1943,10 +1943,10 @@ fn compound_is_visible(words: &Words, i: usize) -> bool {
     })
 }
 
-/// Whether the capitalised word at `i` is a thing's own noun closing a product's or a dish's
-/// name: "Halloween Spider Bread on a wooden chopping board", "the new MacBook Pro Magic
-/// Keyboard", "Homemade White Cob Loaf" name a loaf and a keyboard one could see. Only a listed
-/// thing (no person: "The Dark Knight"), after a capitalised word, and last of its name.
+/// Whether the capitalised word at `i` is a thing's own noun closing a product's, a dish's or a
+/// trophy's name: "the new MacBook Pro Magic Keyboard", "Homemade White Cob Loaf", "the America's
+/// Cup" name a keyboard, a loaf and a cup one could see. Only a listed thing (no person: "The
+/// Dark Knight"), after a capitalised word, and last of its name.
 fn heads_a_product(words: &Words, i: usize) -> bool {
     i > 0
         && words.written[i - 1].starts_with(char::is_uppercase)
